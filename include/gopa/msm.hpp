@@ -1,0 +1,86 @@
+// gopa/msm.hpp — multi-scalar multiplication and fixed-base tables.
+//
+//   Point R = gopa::msm(scalars, points);          // Σ s_i·P_i, variable time: PUBLIC data only
+//   Point R2 = gopa::msm(scalars, points, {.threads = 2});
+//   gopa::MsmBasis basis(generators);                // normalise a generator set once
+//   Point R3 = basis.msm(scalars);                   // Σ s_i·G_i over a prefix of the set
+//   gopa::FixedBaseTable T(H);                       // constant-time k·H for a fixed generator
+//   Point C = T.mul(secret);
+//
+// Security notes
+// - msm() is variable time (Straus for small n, Pippenger with a size-dependent window for
+//   large n). Use it only when every scalar and point is public: verification, folding of public
+//   generators. Secrets go through FixedBaseTable or Point::operator*, which are constant time.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "gopa/group.hpp"
+
+namespace gopa {
+
+struct MsmOptions {
+  // Worker threads for large inputs (1 = the calling thread only). Small inputs ignore it.
+  unsigned threads = 1;
+};
+
+// Σ scalars[i]·points[i]; the spans must have equal length (aborts otherwise). Empty → identity.
+// VARIABLE TIME: public data only.
+[[nodiscard]] Point msm(std::span<const Scalar> scalars, std::span<const Point> points,
+                        MsmOptions options = {});
+
+// The reference: one scalar multiplication and one addition per term. For tests and baselines.
+[[nodiscard]] Point msm_naive(std::span<const Scalar> scalars, std::span<const Point> points);
+
+// Bytes of scratch memory msm() allocates for n terms (computed from the algorithm's buffers:
+// normalised points, signed digits, buckets, per-thread chunks), for capacity planning.
+[[nodiscard]] std::size_t msm_scratch_bytes(std::size_t n, MsmOptions options = {});
+
+// A generator set normalised once (affine form, one batch inversion) for repeated MSMs over it,
+// e.g. the vector-commitment generators G_1..G_n. Holds 120 bytes per point plus a copy of the
+// points. VARIABLE TIME in msm(): public data only.
+class MsmBasis {
+ public:
+  explicit MsmBasis(std::span<const Point> points);
+  ~MsmBasis();
+  MsmBasis(MsmBasis&&) noexcept;
+  MsmBasis& operator=(MsmBasis&&) noexcept;
+  MsmBasis(const MsmBasis&) = delete;
+  MsmBasis& operator=(const MsmBasis&) = delete;
+
+  [[nodiscard]] std::size_t size() const noexcept;
+  // Σ scalars[i]·points[i] over the first scalars.size() points (aborts if more scalars than
+  // points).
+  [[nodiscard]] Point msm(std::span<const Scalar> scalars, MsmOptions options = {}) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Constant-time fixed-base scalar multiplication for a generator used many times (H, G_i):
+// 64 signed radix-16 digits, a table of d·16^i·base (d = 1..8) in affine form (60 KiB), one
+// masked scan of 8 entries and one mixed addition per digit, no doublings.
+class FixedBaseTable {
+ public:
+  explicit FixedBaseTable(const Point& base);
+  ~FixedBaseTable();
+  FixedBaseTable(FixedBaseTable&&) noexcept;
+  FixedBaseTable& operator=(FixedBaseTable&&) noexcept;
+  FixedBaseTable(const FixedBaseTable&) = delete;
+  FixedBaseTable& operator=(const FixedBaseTable&) = delete;
+
+  [[nodiscard]] Point mul(const SecretScalar& k) const noexcept;
+  [[nodiscard]] Point mul(const Scalar& k) const noexcept;
+  [[nodiscard]] const Point& base() const noexcept { return base_; }
+
+ private:
+  Point base_;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gopa
