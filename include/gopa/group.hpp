@@ -164,10 +164,11 @@ class Point {
   Point& operator-=(const Point& o) noexcept;
   [[nodiscard]] Point dbl() const noexcept;
 
-  // Constant-time variable-base scalar multiplication.
+  // Constant-time variable-base scalar multiplication. With a SecretScalar the result is
+  // treated as public (a public key, a commitment) and declassified for constant-time checks.
   Point operator*(const Scalar& k) const noexcept;
   Point operator*(const SecretScalar& k) const noexcept;
-  // k·B with libdecaf's precomputed base table (constant time).
+  // k·B with libdecaf's precomputed base table (constant time; result public as above).
   static Point base_mul(const Scalar& k) noexcept;
   static Point base_mul(const SecretScalar& k) noexcept;
 

@@ -76,6 +76,8 @@ Point msm_secret(std::span<const SecretScalar> scalars, std::span<const Point> p
     }
   }
   for (auto& d : digits) decaf_bzero(d.data(), d.size());
+  // The sum is a commitment-like public value (see Point::operator*(SecretScalar)).
+  gopa_declassify(acc.raw(), sizeof(decaf_255_point_t));
   return acc;
 }
 

@@ -108,6 +108,8 @@ Point Point::operator*(const Scalar& k) const noexcept {
 Point Point::operator*(const SecretScalar& k) const noexcept {
   Point r;
   decaf_255_point_scalarmul(r.p_, p_, k.raw());
+  // k·P is public (a public key, a commitment): hiding it is the discrete-log problem's job.
+  gopa_declassify(r.p_, sizeof r.p_);
   return r;
 }
 
@@ -120,6 +122,7 @@ Point Point::base_mul(const Scalar& k) noexcept {
 Point Point::base_mul(const SecretScalar& k) noexcept {
   Point r;
   decaf_255_precomputed_scalarmul(r.p_, decaf_255_precomputed_base, k.raw());
+  gopa_declassify(r.p_, sizeof r.p_);  // k·B is public, as above
   return r;
 }
 
