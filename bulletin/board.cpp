@@ -1,0 +1,546 @@
+// LocalBoard: the sequencer, group commit, checkpoint signing and the startup audit.
+#include "gopa/bulletin/board.hpp"
+
+#include <fcntl.h>
+#include <sodium.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace gopa::bulletin {
+
+struct LocalBoard::Request {
+  Bytes data;
+  Entry entry;
+  Hash leaf{};
+  std::promise<Result<AppendReceipt>> done;
+};
+
+namespace {
+
+std::int64_t now_unix() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+constexpr std::size_t kReadChunk = 4096;
+
+}  // namespace
+
+Status write_file_durably(const std::string& path, std::string_view text) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error(Errc::io, "cannot create " + tmp);
+  std::size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n <= 0) {
+      ::close(fd);
+      return make_error(Errc::io, "cannot write " + tmp);
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    return make_error(Errc::io, "cannot fsync " + tmp);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return make_error(Errc::io, "cannot rename " + tmp);
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+  return {};
+}
+
+Result<std::optional<std::string>> read_small_file(const std::string& path, std::size_t max_size) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::optional<std::string>{};
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return make_error(Errc::io, "cannot stat " + path);
+  if (size > max_size) return make_error(Errc::too_large, path + " is larger than expected");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(Errc::io, "cannot open " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return std::optional<std::string>{ss.str()};
+}
+
+LocalBoard::LocalBoard(std::unique_ptr<Store> store, LocalBoardOptions options, NoteSigner signer)
+    : store_(std::move(store)),
+      options_(std::move(options)),
+      signer_(std::move(signer)),
+      verifier_(NoteVerifier::for_key(signer_.name(), signer_.public_key())) {}
+
+Result<std::unique_ptr<LocalBoard>> LocalBoard::open(std::unique_ptr<Store> store, LocalBoardOptions options) {
+  GOPA_CHECK(store != nullptr, "LocalBoard::open needs a store");
+  auto schema = store->get_meta("schema_version");
+  if (!schema) return schema.error();
+  if (!schema.value()) {
+    // A new board: its key and origin are created once and kept in the database.
+    auto key = SigningKey::generate();
+    std::string origin = options.origin;
+    if (origin.empty()) origin = "gopa.board/" + to_hex(std::span(key.public_key()).first(4));
+    if (!valid_key_name(origin)) return make_error(Errc::invalid_argument, "origin '" + origin + "' is not a valid key name");
+    auto seed = key.seed();
+    std::string seed_hex = to_hex(seed);
+    sodium_memzero(seed.data(), seed.size());
+    Status st = store->init_meta({{"schema_version", std::to_string(kSchemaVersion)},
+                                  {"origin", origin},
+                                  {"signing_seed", seed_hex}});
+    sodium_memzero(seed_hex.data(), seed_hex.size());
+    if (!st) return st.error();
+    schema = store->get_meta("schema_version");
+    if (!schema) return schema.error();
+  }
+  if (*schema.value() != std::to_string(kSchemaVersion)) {
+    return make_error(Errc::unknown_type, "database schema version " + *schema.value() + " is not " +
+                                              std::to_string(kSchemaVersion));
+  }
+  auto origin = store->get_meta("origin");
+  auto seed_hex = store->get_meta("signing_seed");
+  if (!origin || !seed_hex) return make_error(Errc::io, "cannot read the board's key from the database");
+  if (!origin.value() || !seed_hex.value()) return make_error(Errc::corrupted, "database has no origin or signing key");
+  auto seed = from_hex(*seed_hex.value());
+  if (!seed || seed->size() != 32) return make_error(Errc::corrupted, "stored signing seed is not 32 bytes of hex");
+  if (!valid_key_name(*origin.value())) return make_error(Errc::corrupted, "stored origin is not a valid key name");
+  auto key = SigningKey::from_seed(std::span<const std::uint8_t, 32>(seed->data(), 32));
+  sodium_memzero(seed->data(), seed->size());
+  std::string& sh = *seed_hex.value();
+  sodium_memzero(sh.data(), sh.size());
+
+  std::unique_ptr<LocalBoard> board(
+      new LocalBoard(std::move(store), std::move(options), NoteSigner(*origin.value(), std::move(key))));
+  if (Status st = board->load(); !st) return st.error();
+  board->sequencer_ = std::thread([b = board.get()] { b->sequencer_loop(); });
+  return board;
+}
+
+LocalBoard::~LocalBoard() {
+  {
+    std::lock_guard lk(queue_mu_);
+    stopping_ = true;
+  }
+  queue_cv_.notify_all();
+  if (sequencer_.joinable()) sequencer_.join();
+  for (Request* r : queue_) r->done.set_value(make_error(Errc::io, "board is shutting down"));
+}
+
+Status LocalBoard::sync_from_store() {
+  // Reads rows past the in-memory tree, re-derives their leaf hashes and indexes them.
+  auto size = store_->size();
+  if (!size) return size.error();
+  for (std::uint64_t begin = tree_.size(); begin < size.value(); begin += kReadChunk) {
+    const std::uint64_t end = std::min<std::uint64_t>(size.value(), begin + kReadChunk);
+    auto rows = store_->read_rows(begin, end);
+    if (!rows) return rows.error();
+    if (rows.value().size() != end - begin) return make_error(Errc::corrupted, "entry indices are not contiguous");
+    for (std::size_t i = 0; i < rows.value().size(); ++i) {
+      const StoredRow& row = rows.value()[i];
+      const std::uint64_t index = begin + i;
+      if (leaf_hash(row.data) != row.leaf) {
+        return make_error(Errc::corrupted, "entry " + std::to_string(index) + " does not match its stored leaf hash");
+      }
+      auto e = decode_entry_unverified(row.data);
+      if (!e) return make_error(Errc::corrupted, "stored entry " + std::to_string(index) + " is not canonical: " + e.error().message);
+      tree_.append(row.leaf);
+      by_leaf_.emplace(row.leaf, index);
+      by_seq_.emplace(SeqKey{e.value().session_id, e.value().sender, e.value().sequence}, index);
+    }
+  }
+  return {};
+}
+
+Status LocalBoard::load() {
+  std::unique_lock lk(tree_mu_);
+  if (Status st = sync_from_store(); !st) return st;
+  auto latest = store_->latest_checkpoint();
+  if (!latest) return latest.error();
+  if (latest.value()) {
+    const StoredCheckpoint& cp = *latest.value();
+    auto opened = open_checkpoint(cp.note, verifier_);
+    if (!opened) return make_error(Errc::corrupted, "stored checkpoint: " + opened.error().message);
+    if (opened.value().size != cp.size || opened.value().root != cp.root) {
+      return make_error(Errc::corrupted, "stored checkpoint columns differ from its signed note");
+    }
+    if (cp.size > tree_.size()) {
+      return make_error(Errc::corrupted, "stored checkpoint of size " + std::to_string(cp.size) +
+                                             " covers entries that are not in the database (" +
+                                             std::to_string(tree_.size()) + ")");
+    }
+    if (tree_.root_at(cp.size) != cp.root) {
+      return make_error(Errc::corrupted, "stored checkpoint root differs from the root re-derived from the entries");
+    }
+    latest_ = cp;
+  }
+  // The last checkpoint this server published, kept outside the database: a database copy
+  // older than it (or from another log) is refused.
+  if (!options_.state_path.empty()) {
+    auto state = read_small_file(options_.state_path, kMaxNoteSize);
+    if (!state) return state.error();
+    if (state.value()) {
+      auto prev = open_checkpoint(*state.value(), verifier_);
+      if (!prev) return make_error(Errc::stale_database, "state file " + options_.state_path + " is not a checkpoint of this board: " + prev.error().message);
+      if (prev.value().size > tree_.size()) {
+        return make_error(Errc::stale_database, "database holds " + std::to_string(tree_.size()) +
+                                                    " entries but this server already published a checkpoint of size " +
+                                                    std::to_string(prev.value().size));
+      }
+      if (tree_.root_at(prev.value().size) != prev.value().root) {
+        return make_error(Errc::stale_database, "database is not consistent with the last published checkpoint (size " +
+                                                    std::to_string(prev.value().size) + ")");
+      }
+    }
+  }
+  if (!latest.value() || latest_.size != tree_.size()) {
+    Checkpoint cp{signer_.name(), tree_.size(), tree_.root(), {}};
+    StoredCheckpoint sc{cp.size, cp.root, signer_.sign(checkpoint_body(cp))};
+    if (Status st = store_->put_checkpoint(sc); !st) return st;
+    latest_ = sc;
+  }
+  return publish(latest_);
+}
+
+Status LocalBoard::refresh_shared() {
+  // Caller holds store_mu_. Adopts the entries and checkpoint other servers committed; both are
+  // committed in one transaction, but read here in two steps, so retry until they agree.
+  std::unique_lock lk(tree_mu_);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    auto latest = store_->latest_checkpoint();
+    if (!latest) return latest.error();
+    if (Status st = sync_from_store(); !st) return st;
+    if (latest_.size == tree_.size()) return {};
+    if (!latest.value() || latest.value()->size > tree_.size()) {
+      return make_error(Errc::corrupted, "shared database checkpoint covers entries that are not stored");
+    }
+    if (latest.value()->size < tree_.size()) continue;  // a commit landed in between: read again
+    auto opened = open_checkpoint(latest.value()->note, verifier_);
+    if (!opened || opened.value().size != tree_.size() || opened.value().root != tree_.root()) {
+      return make_error(Errc::corrupted, "shared database checkpoint does not match its entries");
+    }
+    latest_ = *latest.value();
+    return publish(latest_);
+  }
+  return make_error(Errc::io, "shared log kept moving while catching up; retry");
+}
+
+Status LocalBoard::publish(const StoredCheckpoint& cp) {
+  if (options_.state_path.empty()) return {};
+  return write_file_durably(options_.state_path, cp.note);
+}
+
+std::uint64_t LocalBoard::size() const {
+  std::shared_lock lk(tree_mu_);
+  return latest_.size;
+}
+
+Result<AppendReceipt> LocalBoard::append(std::span<const std::uint8_t> bytes) {
+  // Decoding and signature verification run on the caller's thread, in parallel.
+  auto decoded = decode_entry(bytes);
+  if (!decoded) return decoded.error();
+  auto req = std::make_unique<Request>();
+  req->data.assign(bytes.begin(), bytes.end());
+  req->entry = std::move(decoded).value();
+  req->leaf = leaf_hash(bytes);
+  {
+    // Fast path for a replayed entry: its original receipt, nothing queued.
+    std::shared_lock lk(tree_mu_);
+    auto it = by_leaf_.find(req->leaf);
+    if (it != by_leaf_.end() && it->second < latest_.size) return receipt_for(it->second);
+  }
+  auto fut = req->done.get_future();
+  {
+    std::lock_guard lk(queue_mu_);
+    if (stopping_) return make_error(Errc::io, "board is shutting down");
+    queue_.push_back(req.get());
+  }
+  queue_cv_.notify_one();
+  return fut.get();
+}
+
+AppendReceipt LocalBoard::receipt_for(std::uint64_t index) const {
+  // Caller holds tree_mu_ (shared or unique).
+  AppendReceipt r;
+  r.index = index;
+  r.duplicate = true;
+  r.proof = tree_.inclusion_proof(index, latest_.size);
+  r.checkpoint = latest_.note;
+  return r;
+}
+
+void LocalBoard::sequencer_loop() {
+  for (;;) {
+    std::vector<Request*> batch;
+    {
+      std::unique_lock lk(queue_mu_);
+      const bool ready = queue_cv_.wait_for(lk, std::chrono::milliseconds(500),
+                                            [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      if (!ready) {
+        if (store_->shared()) {
+          lk.unlock();
+          std::lock_guard store_lk(store_mu_);
+          (void)refresh_shared();  // best effort while idle; errors resurface on the next append
+        }
+        continue;
+      }
+      while (!queue_.empty() && batch.size() < options_.max_batch) {
+        batch.push_back(queue_.front());
+        queue_.pop_front();
+      }
+    }
+    process_batch(batch);
+  }
+}
+
+void LocalBoard::process_batch(std::vector<Request*>& batch, int attempt) {
+  std::unique_lock store_lk(store_mu_);
+  struct SequencerLock {
+    Store& s;
+    bool held = false;
+    ~SequencerLock() {
+      if (held) s.unlock_sequencer();
+    }
+  } seq_lock{*store_};
+  if (store_->shared()) {
+    // Another server may have appended: take the sequencer turn, then catch up before choosing
+    // indices.
+    Status st = store_->lock_sequencer();
+    seq_lock.held = st.ok();
+    if (st) st = refresh_shared();
+    if (!st) {
+      for (Request* r : batch) r->done.set_value(st.error());
+      return;
+    }
+  }
+  std::vector<PendingEntry> pending;
+  std::vector<Request*> accepted;
+  std::vector<EquivocationRecord> evidence;
+  std::vector<std::pair<Request*, Error>> rejected;
+  std::vector<std::pair<Request*, std::uint64_t>> duplicates;  // index, or first+k for in-batch
+  std::unordered_map<Hash, std::size_t, HashHasher> batch_leaf;
+  std::map<SeqKey, std::size_t> batch_seq;
+  std::uint64_t first = 0;
+  {
+    std::shared_lock lk(tree_mu_);
+    first = tree_.size();
+    for (Request* r : batch) {
+      const SeqKey key{r->entry.session_id, r->entry.sender, r->entry.sequence};
+      if (auto it = by_leaf_.find(r->leaf); it != by_leaf_.end()) {
+        duplicates.emplace_back(r, it->second);
+        continue;
+      }
+      if (auto it = batch_leaf.find(r->leaf); it != batch_leaf.end()) {
+        duplicates.emplace_back(r, first + it->second);
+        continue;
+      }
+      std::optional<std::uint64_t> clash;
+      if (auto it = by_seq_.find(key); it != by_seq_.end()) clash = it->second;
+      if (auto it = batch_seq.find(key); it != batch_seq.end()) clash = first + it->second;
+      if (clash) {
+        evidence.push_back(EquivocationRecord{*clash, r->data, now_unix()});
+        rejected.emplace_back(r, make_error(Errc::equivocation,
+                                            "sender already signed a different entry with this session and sequence "
+                                            "number (index " + std::to_string(*clash) + "); recorded as evidence"));
+        continue;
+      }
+      batch_leaf.emplace(r->leaf, pending.size());
+      batch_seq.emplace(key, pending.size());
+      pending.push_back(PendingEntry{r->data, r->leaf, r->entry.session_id, r->entry.sender, r->entry.sequence});
+      accepted.push_back(r);
+    }
+  }
+
+  StoredCheckpoint sealed;
+  Status committed;
+  if (!pending.empty() || !evidence.empty()) {
+    committed = store_->append_batch(
+        first, pending, evidence, [&](std::span<const Hash> stored) -> Result<StoredCheckpoint> {
+          // The checkpoint covers the leaf hashes re-derived from the rows as stored.
+          if (stored.size() != pending.size()) return make_error(Errc::corrupted, "read back a different number of entries");
+          for (std::size_t i = 0; i < stored.size(); ++i) {
+            if (stored[i] != pending[i].leaf) return make_error(Errc::corrupted, "stored entry reads back differently");
+          }
+          std::unique_lock lk(tree_mu_);
+          GOPA_CHECK(tree_.size() == first, "tree moved during a batch");
+          for (const Hash& h : stored) tree_.append(h);
+          Checkpoint cp{signer_.name(), tree_.size(), tree_.root(), {}};
+          sealed = StoredCheckpoint{cp.size, cp.root, signer_.sign(checkpoint_body(cp))};
+          return sealed;
+        });
+  }
+  if (!committed) {
+    {
+      std::unique_lock lk(tree_mu_);
+      if (tree_.size() > first) tree_.truncate(first);
+    }
+    if (store_->shared() && attempt < 8 && committed.error().message.starts_with(kLogMoved)) {
+      // Another server committed first: catch up and sequence the same requests again.
+      if (seq_lock.held) store_->unlock_sequencer();
+      seq_lock.held = false;
+      store_lk.unlock();
+      process_batch(batch, attempt + 1);
+      return;
+    }
+    for (Request* r : batch) r->done.set_value(committed.error());
+    return;
+  }
+  if (!pending.empty()) {
+    // Durable: publish the state, then acknowledge.
+    Status pub = publish(sealed);
+    std::unique_lock lk(tree_mu_);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      by_leaf_.emplace(pending[i].leaf, first + i);
+      by_seq_.emplace(SeqKey{pending[i].session, pending[i].sender, pending[i].sequence}, first + i);
+    }
+    latest_ = sealed;
+    if (!pub) {
+      for (Request* r : batch) r->done.set_value(pub.error());
+      return;
+    }
+  }
+  if (options_.after_commit) options_.after_commit(first + pending.size());
+  std::shared_lock lk(tree_mu_);
+  for (std::size_t i = 0; i < accepted.size(); ++i) {
+    AppendReceipt rec = receipt_for(first + i);
+    rec.duplicate = false;
+    accepted[i]->done.set_value(std::move(rec));
+  }
+  for (auto& [r, index] : duplicates) r->done.set_value(receipt_for(index));
+  for (auto& [r, err] : rejected) r->done.set_value(err);
+}
+
+Result<std::string> LocalBoard::checkpoint() {
+  std::shared_lock lk(tree_mu_);
+  return latest_.note;
+}
+
+Result<std::vector<Bytes>> LocalBoard::read(std::uint64_t begin, std::uint64_t end) {
+  if (begin > end || end > size()) return make_error(Errc::invalid_argument, "read range outside the published log");
+  std::lock_guard lk(store_mu_);
+  auto rows = store_->read_rows(begin, end);
+  if (!rows) return rows.error();
+  std::vector<Bytes> out;
+  out.reserve(rows.value().size());
+  for (auto& r : rows.value()) out.push_back(std::move(r.data));
+  if (out.size() != end - begin) return make_error(Errc::corrupted, "store returned a short range");
+  return out;
+}
+
+Result<std::vector<Hash>> LocalBoard::inclusion_proof(std::uint64_t index, std::uint64_t size) {
+  std::shared_lock lk(tree_mu_);
+  if (index >= size || size > latest_.size) return make_error(Errc::invalid_argument, "inclusion proof needs index < size <= published size");
+  return tree_.inclusion_proof(index, size);
+}
+
+Result<std::vector<Hash>> LocalBoard::consistency_proof(std::uint64_t size1, std::uint64_t size2) {
+  std::shared_lock lk(tree_mu_);
+  if (size1 == 0 || size1 > size2 || size2 > latest_.size) {
+    return make_error(Errc::invalid_argument, "consistency proof needs 0 < size1 <= size2 <= published size");
+  }
+  return tree_.consistency_proof(size1, size2);
+}
+
+Status LocalBoard::add_cosignature(std::uint64_t size, const std::string& vkey, const NoteSignature& sig) {
+  auto verifier = CosignatureVerifier::from_vkey(vkey);
+  if (!verifier) return verifier.error();
+  StoredCheckpoint cp;
+  {
+    std::shared_lock lk(tree_mu_);
+    if (size > latest_.size) return make_error(Errc::not_found, "no checkpoint of that size yet");
+    cp.size = size;
+    cp.root = tree_.root_at(size);
+  }
+  const Checkpoint body{signer_.name(), cp.size, cp.root, {}};
+  auto ts = verify_cosignature(checkpoint_body(body), sig, verifier.value());
+  if (!ts) return ts.error();
+  std::string line = format_signature_line(sig);
+  line.pop_back();
+  std::lock_guard lk(store_mu_);
+  return store_->add_cosignature(CosignatureRecord{size, vkey, line});
+}
+
+Result<std::string> LocalBoard::cosigned_checkpoint() {
+  std::string note;
+  std::uint64_t size = 0;
+  {
+    std::shared_lock lk(tree_mu_);
+    note = latest_.note;
+    size = latest_.size;
+  }
+  std::vector<CosignatureRecord> cos;
+  {
+    std::lock_guard lk(store_mu_);
+    auto r = store_->cosignatures(size);
+    if (!r) return r.error();
+    cos = std::move(r).value();
+  }
+  for (const auto& c : cos) note += c.line + "\n";
+  return note;
+}
+
+Result<Bytes> LocalBoard::tile(unsigned level, std::uint64_t index, unsigned width) {
+  if (level > 63 || width == 0 || width > 256) return make_error(Errc::invalid_argument, "tile level or width out of range");
+  std::shared_lock lk(tree_mu_);
+  // A level-L tile holds hashes of subtrees of 256^L leaves: tree level 8L (C2SP tlog-tiles).
+  const unsigned tree_level = level * 8;
+  const std::uint64_t published = latest_.size >> tree_level;  // complete subtrees within the checkpoint
+  if (index > (published >> 8)) return make_error(Errc::not_found, "tile beyond the log");
+  const std::uint64_t start = index * 256;
+  if (start + width > published) return make_error(Errc::not_found, "tile beyond the log");
+  Bytes out;
+  out.reserve(static_cast<std::size_t>(width) * 32);
+  for (unsigned i = 0; i < width; ++i) {
+    const Hash& h = tree_.complete_subtree(tree_level, start + i);
+    out.insert(out.end(), h.begin(), h.end());
+  }
+  return out;
+}
+
+Result<Bytes> LocalBoard::entry_bundle(std::uint64_t index, unsigned width) {
+  if (width == 0 || width > 256) return make_error(Errc::invalid_argument, "bundle width out of range");
+  const std::uint64_t published = size();
+  if (index > (published >> 8)) return make_error(Errc::not_found, "entry bundle beyond the log");
+  const std::uint64_t start = index * 256;
+  if (start + width > published) return make_error(Errc::not_found, "entry bundle beyond the log");
+  auto entries = read(start, start + width);
+  if (!entries) return entries.error();
+  Bytes out;
+  for (const Bytes& e : entries.value()) {
+    GOPA_CHECK(e.size() <= 0xffff, "stored entries fit a uint16 length");
+    out.push_back(static_cast<std::uint8_t>(e.size() >> 8));
+    out.push_back(static_cast<std::uint8_t>(e.size()));
+    out.insert(out.end(), e.begin(), e.end());
+  }
+  return out;
+}
+
+Result<std::vector<EquivocationRecord>> LocalBoard::equivocations() {
+  std::lock_guard lk(store_mu_);
+  return store_->equivocations();
+}
+
+Status LocalBoard::put_blob(std::span<const std::uint8_t> blob) {
+  if (blob.size() > kMaxBlobSize) return make_error(Errc::too_large, "blob over 64 MiB");
+  std::lock_guard lk(store_mu_);
+  return store_->put_blob(sha256(blob), blob);
+}
+
+Result<Bytes> LocalBoard::get_blob(const Hash& hash) {
+  std::lock_guard lk(store_mu_);
+  auto b = store_->get_blob(hash);
+  if (!b) return b.error();
+  if (!b.value()) return make_error(Errc::not_found, "no blob with that hash");
+  if (sha256(*b.value()) != hash) return make_error(Errc::corrupted, "stored blob does not match its hash");
+  return std::move(*b.value());
+}
+
+}  // namespace gopa::bulletin

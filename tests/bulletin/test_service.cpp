@@ -1,0 +1,343 @@
+// The HTTP service and its client, on 127.0.0.1 with ephemeral ports: the verified append/read
+// path, tlog-tiles paths, abuse (4xx, nothing stored), 64 concurrent appenders, fork detection.
+#include <catch2/catch.hpp>
+
+#include <httplib.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "board_fixtures.hpp"
+#include "gopa/bulletin/audit.hpp"
+#include "gopa/bulletin/http.hpp"
+
+using namespace gopa::bulletin;
+using gopa::test::label;
+using gopa::test::Party;
+using gopa::test::TempDir;
+
+namespace {
+
+struct Served {
+  std::unique_ptr<LocalBoard> board;
+  std::unique_ptr<BoardServer> server;
+};
+
+Served serve(std::unique_ptr<Store> store, const std::string& state = "") {
+  LocalBoardOptions opt;
+  opt.origin = "test.example/board";
+  opt.state_path = state;
+  auto b = LocalBoard::open(std::move(store), opt);
+  if (!b) FAIL(b.error().message);
+  Served s;
+  s.board = std::move(b).value();
+  s.server = std::make_unique<BoardServer>(*s.board, ServerOptions{});
+  auto port = s.server->start();
+  REQUIRE(port.ok());
+  REQUIRE(port.value() > 0);
+  return s;
+}
+
+std::unique_ptr<HttpBoard> client_for(const Served& s, const std::string& state = "") {
+  HttpBoardOptions opt;
+  opt.url = s.server->url();
+  opt.vkey = s.board->vkey();
+  opt.state_path = state;
+  opt.timeout_seconds = 20;
+  auto c = HttpBoard::connect(opt);
+  REQUIRE(c.ok());
+  return std::move(c).value();
+}
+
+}  // namespace
+
+TEST_CASE("tile paths: encoding and strict parsing", "[bulletin][http]") {
+  CHECK(tile_index_path(0) == "000");
+  CHECK(tile_index_path(1234067) == "x001/x234/067");
+  CHECK(tile_path(0, 5, 256) == "/tile/0/005");
+  CHECK(tile_path(2, 1000, 7) == "/tile/2/x001/000.p/7");
+  CHECK(entry_bundle_path(3, 12) == "/tile/entries/003.p/12");
+  auto p = parse_tile_index_path("x001/x234/067.p/5");
+  REQUIRE(p.ok());
+  CHECK(p.value().first == 1234067);
+  CHECK(p.value().second == 5);
+  CHECK_FALSE(parse_tile_index_path("x000/067").ok());  // leading zero element
+  CHECK_FALSE(parse_tile_index_path("67").ok());
+  CHECK_FALSE(parse_tile_index_path("067.p/0").ok());
+  CHECK_FALSE(parse_tile_index_path("067.p/256").ok());
+  CHECK_FALSE(parse_tile_index_path("067.p/07").ok());
+  CHECK_FALSE(parse_tile_index_path("001/067").ok());
+  CHECK_FALSE(parse_tile_index_path("x001/").ok());
+}
+
+TEST_CASE("service: verified append, read, checkpoint and audit over HTTP", "[bulletin][http]") {
+  TempDir dir;
+  Served s = serve(open_store(dir.file("b.db")).value(), dir.file("b.state"));
+  auto client = client_for(s, dir.file("client.ckpt"));
+  Party p(1);
+  std::vector<Bytes> sent;
+  for (int i = 0; i < 300; ++i) {
+    sent.push_back(p.next(label("hello ", static_cast<std::uint64_t>(i))));
+    auto r = client->append(sent.back());
+    REQUIRE(r.ok());
+    CHECK(r.value().index == static_cast<std::uint64_t>(i));
+  }
+  auto note = client->checkpoint();
+  REQUIRE(note.ok());
+  auto read = client->read(250, 260);
+  REQUIRE(read.ok());
+  REQUIRE(read.value().size() == 10);
+  CHECK(read.value()[0] == sent[250]);
+  // The client's stored checkpoint survives a restart of the client.
+  client.reset();
+  client = client_for(s, dir.file("client.ckpt"));
+  REQUIRE(client->trusted_checkpoint().has_value());
+  REQUIRE(client->append(p.next("after restart")).ok());
+  // Cosign through the API.
+  std::array<std::uint8_t, 32> seed{};
+  seed.fill(3);
+  Cosigner w("party.example/3", SigningKey::from_seed(seed));
+  auto cp = open_checkpoint(client->checkpoint().value(), client->verifier());
+  REQUIRE(cp.ok());
+  CHECK(client->add_cosignature(cp.value().size, w.vkey(), w.cosign(checkpoint_body(cp.value()), 1700000001)).ok());
+  // A full audit: pinned key, cosigner, state recorded then re-checked.
+  AuditOptions ao;
+  ao.vkey = s.board->vkey();
+  ao.state_path = dir.file("audit.ckpt");
+  ao.cosigners = {w.vkey()};
+  AuditReport r1 = audit_board(s.server->url(), ao);
+  INFO(r1.to_text());
+  CHECK(r1.exit_code() == 0);
+  CHECK(r1.size == 301);
+  for (const auto& c : r1.checks) CHECK(c.status != CheckStatus::fail);
+  REQUIRE(client->append(p.next("one more")).ok());
+  ao.cosigners.clear();  // the new checkpoint is not cosigned yet
+  AuditReport r2 = audit_board(s.server->url(), ao);
+  INFO(r2.to_text());
+  CHECK(r2.exit_code() == 0);
+}
+
+TEST_CASE("service: abuse gets clear 4xx errors and stores nothing", "[bulletin][http][abuse]") {
+  Served s = serve(make_memory_store());
+  httplib::Client raw(s.server->url());
+  raw.set_read_timeout(10, 0);
+  Party p(2);
+  const Bytes good = p.next("good");
+  REQUIRE(raw.Post("/add", std::string(good.begin(), good.end()), "application/octet-stream")->status == 200);
+  const std::uint64_t size0 = s.board->size();
+
+  auto post = [&](const Bytes& b) {
+    auto res = raw.Post("/add", std::string(b.begin(), b.end()), "application/octet-stream");
+    REQUIRE(res);
+    return std::make_pair(res->status, res->body);
+  };
+  SECTION("malformed") {
+    auto [st, body] = post(Bytes{1, 2, 3});
+    CHECK(st == 400);
+    CHECK(body.rfind("malformed:", 0) == 0);
+  }
+  SECTION("oversize") {
+    auto [st, body] = post(Bytes(70000, 0x41));
+    CHECK(st == 413);
+  }
+  SECTION("badly signed") {
+    Bytes b = p.next("tampered");
+    b[120] ^= 0x20;
+    auto [st, body] = post(b);
+    CHECK(st == 400);
+    CHECK(body.rfind("bad_signature:", 0) == 0);
+  }
+  SECTION("unknown type") {
+    Entry e;
+    e.type = static_cast<MessageType>(999);
+    e.sequence = 77;
+    Bytes b = sign_entry(e, p.key());
+    auto [st, body] = post(b);
+    CHECK(st == 400);
+    CHECK(body.rfind("unknown_type:", 0) == 0);
+  }
+  SECTION("replayed entry: original index, nothing stored") {
+    auto res = raw.Post("/add", std::string(good.begin(), good.end()), "application/octet-stream");
+    REQUIRE(res);
+    CHECK(res->status == 200);
+    CHECK(res->body.find("\"duplicate\":true") != std::string::npos);
+    CHECK(res->body.find("\"index\":0") != std::string::npos);
+  }
+  SECTION("conflicting replay (equivocation)") {
+    auto [st, body] = post(p.at(0, "rewritten"));
+    CHECK(st == 409);
+    CHECK(body.rfind("equivocation:", 0) == 0);
+  }
+  SECTION("bad paths and queries") {
+    CHECK(raw.Get("/tile/0/x000/000")->status == 404);
+    CHECK(raw.Get("/tile/64/000")->status == 404);
+    CHECK(raw.Get("/tile/0/001")->status == 404);
+    CHECK(raw.Get("/tile/entries/000.p/2")->status == 404);
+    CHECK(raw.Get("/proof/inclusion?index=5&size=1")->status == 400);
+    CHECK(raw.Get("/proof/consistency?size1=01&size2=1")->status == 400);
+    CHECK(raw.Post("/cosign", "{\"size\":1}", "application/json")->status == 400);
+  }
+  CHECK(s.board->size() == size0);
+}
+
+TEST_CASE("service: 64 concurrent appenders, no lost or duplicated acknowledgement", "[bulletin][http][load]") {
+  TempDir dir;
+  Served s = serve(open_store(dir.file("b.db")).value(), dir.file("b.state"));
+  constexpr int kClients = 64;
+  constexpr int kEach = 15;
+  std::vector<std::vector<std::pair<std::uint64_t, Bytes>>> acked(kClients);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> ts;
+  for (int c = 0; c < kClients; ++c) {
+    ts.emplace_back([&, c] {
+      auto client = HttpBoard::connect({s.server->url(), s.board->vkey(), "", "", 20});
+      if (!client) {
+        ++failures;
+        return;
+      }
+      Party p(static_cast<std::uint8_t>(c + 20));
+      for (int i = 0; i < kEach; ++i) {
+        Bytes e = p.next(label("c", static_cast<std::uint64_t>(c * 1000 + i)));
+        auto r = client.value()->append(e);
+        if (!r) {
+          if (++failures < 5) UNSCOPED_INFO(r.error().message);
+          continue;
+        }
+        acked[static_cast<std::size_t>(c)].emplace_back(r.value().index, e);
+      }
+    });
+  }
+  for (auto& t : ts) t.join();
+  CHECK(failures.load() == 0);
+  std::set<std::uint64_t> indices;
+  std::size_t total = 0;
+  auto all = s.board->read(0, s.board->size());
+  REQUIRE(all.ok());
+  for (const auto& list : acked) {
+    for (const auto& [index, bytes] : list) {
+      ++total;
+      CHECK(indices.insert(index).second);
+      REQUIRE(index < all.value().size());
+      CHECK(all.value()[static_cast<std::size_t>(index)] == bytes);
+    }
+  }
+  CHECK(total == static_cast<std::size_t>(kClients * kEach));
+  CHECK(s.board->size() == total);
+}
+
+TEST_CASE("service: a forked view (two checkpoints of one size) is caught with evidence", "[bulletin][http][fork]") {
+  TempDir dir;
+  const std::string db_a = dir.file("a.db");
+  Party p(9);
+  {
+    auto b = LocalBoard::open(open_store(db_a).value(), {"test.example/board", "", 512, {}});
+    REQUIRE(b.ok());
+    for (int i = 0; i < 4; ++i) REQUIRE(b.value()->append(p.next(label("common ", static_cast<std::uint64_t>(i)))).ok());
+  }
+  // The operator keeps two databases with the same key and serves different histories.
+  std::filesystem::copy_file(db_a, dir.file("b.db"));
+  Served a = serve(open_store(db_a).value());
+  Served b = serve(open_store(dir.file("b.db")).value());
+  REQUIRE(a.board->vkey() == b.board->vkey());
+  Party q(10);
+  for (int i = 0; i < 3; ++i) {
+    REQUIRE(a.board->append(q.next(label("view A ", static_cast<std::uint64_t>(i)))).ok());
+    REQUIRE(b.board->append(q.next(label("view B ", static_cast<std::uint64_t>(i + 10)))).ok());
+  }
+  REQUIRE(a.board->size() == b.board->size());
+
+  // A client that saw view A is shown view B: fork with evidence.
+  const std::string state = dir.file("party.ckpt");
+  {
+    auto ca = client_for(a, state);
+    REQUIRE(ca->checkpoint().ok());
+  }
+  HttpBoardOptions ob{b.server->url(), b.board->vkey(), state, "", 20};
+  auto cb = HttpBoard::connect(ob);
+  REQUIRE(cb.ok());
+  auto seen = cb.value()->checkpoint();
+  REQUIRE_FALSE(seen.ok());
+  CHECK(seen.error().code == Errc::fork);
+  auto ev = cb.value()->fork_evidence();
+  REQUIRE(ev.has_value());
+  // The evidence is self-contained: both notes verify under the log key, same size, other roots.
+  auto v = NoteVerifier::from_vkey(ev->vkey);
+  REQUIRE(v.ok());
+  auto ca_cp = open_checkpoint(ev->checkpoint_a, v.value());
+  auto cb_cp = open_checkpoint(ev->checkpoint_b, v.value());
+  REQUIRE(ca_cp.ok());
+  REQUIRE(cb_cp.ok());
+  CHECK(ca_cp.value().size == cb_cp.value().size);
+  CHECK(ca_cp.value().root != cb_cp.value().root);
+
+  // The audit catches it too and exits 2.
+  AuditOptions ao;
+  ao.vkey = a.board->vkey();
+  ao.state_path = dir.file("audit.ckpt");
+  REQUIRE(audit_board(a.server->url(), ao).exit_code() == 0);
+  AuditReport r = audit_board(b.server->url(), ao);
+  INFO(r.to_text());
+  CHECK(r.exit_code() == 2);
+  REQUIRE(r.fork.has_value());
+  // View B grows: the audit still proves the old checkpoint is not a prefix.
+  REQUIRE(b.board->append(q.next("more B")).ok());
+  AuditReport r2 = audit_board(b.server->url(), ao);
+  CHECK(r2.exit_code() == 2);
+  REQUIRE(r2.fork.has_value());
+  CHECK_FALSE(r2.fork->proof.empty());
+}
+
+TEST_CASE("service: blobs are stored by hash", "[bulletin][http]") {
+  Served s = serve(make_memory_store());
+  httplib::Client raw(s.server->url());
+  const std::string blob(kMaxInlinePayload + 10, 'b');
+  auto put = raw.Post("/blob", blob, "application/octet-stream");
+  REQUIRE(put);
+  REQUIRE(put->status == 200);
+  const std::string hex = to_hex(sha256(blob));
+  CHECK(put->body == hex + "\n");
+  auto got = raw.Get(("/blob/" + hex).c_str());
+  REQUIRE(got);
+  CHECK(got->status == 200);
+  CHECK(got->body == blob);
+  CHECK(raw.Get(("/blob/" + std::string(64, '0')).c_str())->status == 404);
+  // An entry referencing the blob.
+  Party p(12);
+  Entry e;
+  e.type = MessageType::proof;
+  e.payload_kind = PayloadKind::blob_reference;
+  e.payload = blob_reference(as_bytes(blob));
+  const Bytes wire = sign_entry(e, p.key());
+  CHECK(s.board->append(wire).ok());
+}
+
+TEST_CASE("service: HTTPS with a pinned CA", "[bulletin][http][tls]") {
+  if (std::system("command -v openssl > /dev/null 2>&1") != 0) {
+    WARN("SKIP: no openssl command to make a test certificate");
+    return;
+  }
+  TempDir dir;
+  const std::string cmd = "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 "
+                          "-addext subjectAltName=IP:127.0.0.1 -keyout " + dir.file("key.pem") + " -out " +
+                          dir.file("cert.pem") + " > /dev/null 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  auto b = LocalBoard::open(make_memory_store(), {});
+  REQUIRE(b.ok());
+  ServerOptions so;
+  so.tls_cert = dir.file("cert.pem");
+  so.tls_key = dir.file("key.pem");
+  BoardServer server(*b.value(), so);
+  REQUIRE(server.start().ok());
+  CHECK(server.url().rfind("https://127.0.0.1:", 0) == 0);
+  HttpBoardOptions opt;
+  opt.url = server.url();
+  opt.vkey = b.value()->vkey();
+  opt.ca_cert = dir.file("cert.pem");
+  auto client = HttpBoard::connect(opt);
+  REQUIRE(client.ok());
+  Party p(13);
+  auto r = client.value()->append(p.next("over TLS"));
+  if (!r) FAIL(r.error().message);
+  CHECK(r.value().index == 0);
+}
