@@ -1,0 +1,342 @@
+// Tests of the privacy accountant, the graph samplers and the planner (docs/privacy.md).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "gopa/protocol/accountant.hpp"
+#include "gopa/protocol/gaussian_dp.hpp"
+#include "gopa/protocol/graph.hpp"
+#include "gopa/protocol/planner.hpp"
+
+using namespace gopa::protocol;
+
+namespace {
+
+// Dense reference: diag of (σ_η² I + σ_Δ² L_H)⁻¹ by Cholesky, in long double.
+std::vector<double> dense_diag_inverse(const Graph& g, double sigma_eta, double sigma_delta) {
+  const std::size_t n = g.n;
+  std::vector<long double> a(n * n, 0.0L);
+  const long double se2 = static_cast<long double>(sigma_eta) * sigma_eta;
+  const long double sd2 = static_cast<long double>(sigma_delta) * sigma_delta;
+  for (std::uint32_t i = 0; i < g.n; ++i) {
+    a[i * n + i] = se2 + sd2 * g.degree(i);
+    for (auto j : g.neighbours(i)) a[i * n + j] -= sd2;
+  }
+  // In-place Cholesky a = L Lᵀ (lower triangle).
+  for (std::size_t j = 0; j < n; ++j) {
+    long double d = a[j * n + j];
+    for (std::size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
+    REQUIRE(d > 0.0L);
+    a[j * n + j] = std::sqrt(d);
+    for (std::size_t i = j + 1; i < n; ++i) {
+      long double s = a[i * n + j];
+      for (std::size_t k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k];
+      a[i * n + j] = s / a[j * n + j];
+    }
+  }
+  // (Σ⁻¹)_uu = ‖L⁻¹ e_u‖².
+  std::vector<double> out(n);
+  std::vector<long double> y(n);
+  for (std::size_t u = 0; u < n; ++u) {
+    long double norm = 0.0L;
+    for (std::size_t i = 0; i < n; ++i) {
+      long double s = (i == u) ? 1.0L : 0.0L;
+      for (std::size_t k = 0; k < i; ++k) s -= a[i * n + k] * y[k];
+      y[i] = s / a[i * n + i];
+      norm += y[i] * y[i];
+    }
+    out[u] = static_cast<double>(norm);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("analytic Gaussian mechanism: conversions are inverse and monotone", "[privacy][dp]") {
+  for (double eps : {0.01, 0.1, 0.5, 1.0, 2.0, 8.0}) {
+    for (double delta : {1e-3, 1e-5, 1e-9}) {
+      const double mu = mu_for(eps, delta);
+      REQUIRE(mu > 0.0);
+      CHECK(delta_for(eps, mu) <= delta);
+      CHECK(delta_for(eps, mu * (1 + 1e-9)) > delta * (1 - 1e-6));
+      CHECK(epsilon_for(mu, delta) == Approx(eps).epsilon(1e-9));
+      // Tighter than the classical calibration σ = s·sqrt(2 ln(1.25/δ))/ε (valid for ε < 1).
+      if (eps < 1.0) CHECK(1.0 / mu < std::sqrt(2.0 * std::log(1.25 / delta)) / eps);
+    }
+  }
+  // μ = 1 is the textbook 1-GDP example: δ(ε=0) = Φ(1/2) − Φ(−1/2).
+  CHECK(delta_for(0.0, 1.0) == Approx(normal_cdf(0.5) - normal_cdf(-0.5)).epsilon(1e-14));
+  CHECK(delta_for(1.0, 0.0) == 0.0);
+  CHECK(epsilon_for(0.0, 1e-5) == 0.0);
+  CHECK(sigma_for(1.0, 1e-5, 2.0) == Approx(2.0 * sigma_for(1.0, 1e-5, 1.0)));
+  CHECK_THROWS_AS(mu_for(1.0, 0.0), std::invalid_argument);
+  CHECK_THROWS_AS(mu_for(-1.0, 1e-5), std::invalid_argument);
+}
+
+TEST_CASE("k-out graphs and malicious sets", "[privacy][graph]") {
+  Prng rng(7);
+  const Graph g = sample_k_out(500, 6, rng);
+  REQUIRE(g.offsets.size() == 501);
+  std::size_t sum = 0;
+  for (std::uint32_t u = 0; u < g.n; ++u) {
+    CHECK(g.degree(u) >= 6);
+    auto nb = g.neighbours(u);
+    std::vector<std::uint32_t> row(nb.begin(), nb.end());
+    std::sort(row.begin(), row.end());
+    CHECK(std::adjacent_find(row.begin(), row.end()) == row.end());
+    for (auto v : row) {
+      CHECK(v != u);
+      auto back = g.neighbours(v);
+      CHECK(std::find(back.begin(), back.end(), u) != back.end());  // symmetric
+    }
+    sum += g.degree(u);
+  }
+  CHECK(sum == 2 * g.edges());
+  CHECK(g.edges() <= 500u * 6u);
+  CHECK(g.edges() > 500u * 6u * 95u / 100u);
+  const std::pair<std::uint32_t, std::uint32_t> list[] = {{0, 1}, {2, 1}, {1, 0}, {3, 2}};
+  const Graph small = Graph::from_edges(4, list);
+  CHECK(small.edges() == 3u);
+  CHECK(small.degree(1) == 2u);
+  CHECK(small.neighbours(1)[0] == 0u);
+  CHECK(small.neighbours(1)[1] == 2u);
+  const std::pair<std::uint32_t, std::uint32_t> loop[] = {{1, 1}};
+  CHECK_THROWS_AS(Graph::from_edges(4, loop), std::invalid_argument);
+  // Dense k (shuffle path): the complete graph.
+  const Graph full = sample_k_out(10, 9, rng);
+  CHECK(full.edges() == 45u);
+  CHECK_THROWS_AS(sample_k_out(10, 10, rng), std::invalid_argument);
+  CHECK_THROWS_AS(sample_k_out(10, 0, rng), std::invalid_argument);
+
+  const Mask r = random_corruption(500, 200, rng);
+  std::size_t bad = 0;
+  for (auto b : r) bad += b;
+  CHECK(bad == 200);
+  const Mask gr = greedy_degree_corruption(g, 200);
+  bad = 0;
+  for (auto b : gr) bad += b;
+  CHECK(bad == 200);
+  // The greedy attack leaves fewer honest edges than a random set of the same size.
+  CHECK(HonestSubgraph::build(g, gr).graph.edges() < HonestSubgraph::build(g, r).graph.edges());
+  const HonestSubgraph h = HonestSubgraph::build(g, r);
+  CHECK(h.size() == 300);
+  for (std::uint32_t i = 0; i < h.size(); ++i) CHECK(!r[h.original[i]]);
+}
+
+TEST_CASE("exact accountant matches a dense computation to 1e-6", "[privacy][accountant]") {
+  Prng rng(11);
+  for (std::uint32_t trial = 0; trial < 6; ++trial) {
+    const std::uint32_t n = 40 + 15 * trial;
+    const std::uint32_t k = 1 + trial % 4;
+    const Graph g = sample_k_out(n, k, rng);
+    const Mask m = (trial % 2 == 0) ? random_corruption(n, n / 3, rng) : greedy_degree_corruption(g, n / 4);
+    const HonestSubgraph h = HonestSubgraph::build(g, m);
+    for (double sigma_delta : {0.3, 2.0, 30.0, 3000.0}) {
+      const double sigma_eta = 0.7;
+      const auto ref = dense_diag_inverse(h.graph, sigma_eta, sigma_delta);
+      const Accountant acc(h, sigma_eta, sigma_delta);
+      const auto rep = acc.report(1.0, 1e-5, 2);
+      double worst = 0.0;
+      for (std::uint32_t u = 0; u < h.size(); ++u) {
+        const double mine = rep.precision[u] / (sigma_eta * sigma_eta);
+        CHECK(std::abs(mine - ref[u]) <= 1e-6 * ref[u]);
+        // The certified enclosure contains the reference.
+        const Enclosure e = acc.scaled_precision(u);
+        CHECK(e.lower / (sigma_eta * sigma_eta) <= ref[u] * (1 + 1e-11));
+        CHECK(e.upper / (sigma_eta * sigma_eta) >= ref[u] * (1 - 1e-11));
+        worst = std::max(worst, ref[u]);
+      }
+      CHECK(rep.mu_max == Approx(std::sqrt(worst)).epsilon(1e-6));
+      CHECK(rep.max_relative_gap <= 1e-9);
+    }
+  }
+}
+
+TEST_CASE("sigma_delta -> infinity tends to central DP for the honest noise total", "[privacy][accountant]") {
+  Prng rng(3);
+  const std::uint32_t n = 400;
+  const Graph g = sample_k_out(n, 8, rng);
+  const HonestSubgraph h = HonestSubgraph::build(g, random_corruption(n, 100, rng));
+  REQUIRE(h.component_size.size() == 1);
+  const double sigma_eta = 0.05, delta = 1e-5;
+  const double central_mu = 1.0 / (sigma_eta * std::sqrt(static_cast<double>(h.size())));
+  const double central_eps = epsilon_for(central_mu, delta);
+  double previous = std::numeric_limits<double>::infinity();
+  for (double sigma_delta : {0.01, 0.1, 1.0, 10.0, 100.0, 1e4}) {
+    const auto rep = Accountant(h, sigma_eta, sigma_delta).report(1.0, delta, 2);
+    CHECK(rep.epsilon < previous);  // more pairwise noise never hurts
+    CHECK(rep.epsilon >= central_eps * (1 - 1e-9));
+    previous = rep.epsilon;
+    if (sigma_delta == 1e4) CHECK(rep.epsilon == Approx(central_eps).epsilon(1e-4));
+  }
+  const auto limit = Accountant(h, sigma_eta, std::numeric_limits<double>::infinity()).report(1.0, delta, 1);
+  CHECK(limit.mu_max == Approx(central_mu).epsilon(1e-12));
+  CHECK(limit.epsilon == Approx(central_eps).epsilon(1e-9));
+}
+
+TEST_CASE("screening finds the weakest honest party", "[privacy][accountant]") {
+  // The planner checks only screened parties; on small graphs the full maximum must be among them.
+  int hits = 0, total = 0;
+  for (std::uint32_t trial = 0; trial < 16; ++trial) {
+    Prng rng(trial_seed(99, trial));
+    const std::uint32_t n = 300;
+    const Graph g = sample_k_out(n, 5 + trial % 4, rng);
+    const Mask m = (trial % 2) ? random_corruption(n, 150, rng) : greedy_degree_corruption(g, 150);
+    const HonestSubgraph h = HonestSubgraph::build(g, m);
+    const Accountant acc(h, 1.0, 20.0);
+    const auto rep = acc.report(1.0, 1e-5, 2);
+    const double full = *std::max_element(rep.precision.begin(), rep.precision.end());
+    double screened = 0.0;
+    for (auto u : screen_candidates(h, 4)) screened = std::max(screened, rep.precision[u]);
+    ++total;
+    if (screened >= full * (1 - 1e-12)) ++hits;
+    CHECK(screened >= 0.97 * full);
+  }
+  CHECK(hits >= total - 1);
+}
+
+TEST_CASE("required ratio is tight", "[privacy][planner]") {
+  Prng rng(5);
+  const Graph g = sample_k_out(300, 6, rng);
+  const HonestSubgraph h = HonestSubgraph::build(g, random_corruption(300, 100, rng));
+  const auto cands = screen_candidates(h, 4);
+  const double target = 1.1025 / h.size();
+  const double t = required_ratio(h, cands, target);
+  REQUIRE(std::isfinite(t));
+  double at = 0.0, below = 0.0;
+  const Accountant a1(h, 1.0, std::sqrt(t)), a2(h, 1.0, std::sqrt(t / 1.01));
+  for (auto u : cands) {
+    at = std::max(at, a1.scaled_precision(u).upper);
+    below = std::max(below, a2.scaled_precision(u).upper);
+  }
+  CHECK(at <= target);
+  CHECK(below > target);
+  // Unreachable target: below 1/n_H.
+  CHECK(std::isinf(required_ratio(h, cands, 0.9 / h.size())));
+}
+
+TEST_CASE("closed-form bounds and statistics", "[privacy][planner]") {
+  CHECK(binomial_upper_bound(0, 1000, 0.95) == Approx(1 - std::pow(0.05, 1e-3)).epsilon(1e-6));
+  CHECK(binomial_upper_bound(5, 1000, 0.95) > 0.005);
+  CHECK(binomial_upper_bound(5, 1000, 0.95) < 0.012);
+  // The union bound dominates the observed disconnection rate.
+  const std::uint32_t n = 60, bad = 30, k = 3;
+  int disconnected = 0;
+  const int runs = 2000;
+  for (int i = 0; i < runs; ++i) {
+    Prng rng(trial_seed(1234, static_cast<std::uint64_t>(i)));
+    const Graph g = sample_k_out(n, k, rng);
+    if (HonestSubgraph::build(g, random_corruption(n, bad, rng)).component_size.size() > 1) ++disconnected;
+  }
+  const double bound = disconnect_probability_bound(n, bad, k);
+  CHECK(static_cast<double>(disconnected) / runs <= bound + 0.02);
+  CHECK(disconnect_probability_bound(10000, 5000, 30) < disconnect_probability_bound(10000, 5000, 20));
+  CHECK(disconnect_probability_bound(10000, 0, 4) < 1e-3);
+}
+
+TEST_CASE("planner on a small instance", "[privacy][planner]") {
+  PlanRequest req;
+  req.parties = 200;
+  req.honest_fraction = 0.5;
+  req.epsilon = 1.0;
+  req.delta = 1e-5;
+  req.trials = 100;
+  const Plan p = make_plan(req);
+  REQUIRE(p.found);
+  CHECK(p.honest == 100);
+  CHECK(p.random.failures == 0);
+  CHECK(p.greedy.failures == 0);
+  CHECK(p.random.trials == 100);
+  CHECK(p.random.worst_epsilon <= 1.0);
+  CHECK(p.greedy.worst_epsilon <= 1.0);
+  CHECK(p.sigma_eta == Approx(1.05 * sigma_for(1.0, 1e-5, 1.0) / 10.0));
+  CHECK(p.k >= 2);
+  CHECK(p.k < 40);
+  // The plan holds under the full accountant on a fresh graph.
+  Prng rng(77);
+  const Graph g = sample_k_out(200, p.k, rng);
+  const HonestSubgraph h = HonestSubgraph::build(g, random_corruption(200, 100, rng));
+  if (h.component_size.size() == 1) {
+    const auto rep = Accountant(h, p.sigma_eta, p.sigma_delta).report(1.0, 1e-5, 2);
+    CHECK(rep.epsilon <= 1.0);
+  }
+  PlanRequest bad_req = req;
+  bad_req.honest_fraction = 0.0;
+  CHECK_THROWS_WITH(make_plan(bad_req), Catch::Contains("--honest-fraction"));
+}
+
+TEST_CASE("simulator: GOPA sits near central DP, local DP sqrt(n) above", "[privacy][simulate]") {
+  SimulateRequest req;
+  req.parties = 400;
+  req.honest_fraction = 1.0;
+  req.epsilons = {0.1, 1.0};
+  req.k = 6;
+  req.sigma_ratio = 50.0;
+  req.repetitions = 400;
+  const auto res = simulate(req);
+  REQUIRE(res.rows.size() == 2);
+  for (const auto& row : res.rows) {
+    CHECK(row.local / row.central == Approx(20.0));
+    CHECK(row.gopa / row.central == Approx(1.05));
+    CHECK(row.gopa_empirical == Approx(row.gopa).epsilon(0.15));
+  }
+}
+
+TEST_CASE("planner raises sigma_delta for trials short of pairwise noise", "[privacy][planner]") {
+  PlanRequest req;
+  req.parties = 150;
+  req.honest_fraction = 0.6;
+  req.epsilon = 0.5;
+  req.trials = 150;
+  req.pilot_trials = 1;  // a poor pilot: validation will find shortfalls
+  req.margin = 1.0;
+  req.seed = 3;
+  const Plan p = make_plan(req);
+  REQUIRE(p.found);
+  CHECK(p.sigma_delta >= p.validation_sigma_delta);
+  if (p.random.failures + p.greedy.failures > 0) CHECK(p.sigma_delta > p.validation_sigma_delta);
+  // Every trial meets the target at the planned sigma_delta.
+  CHECK(p.random.worst_epsilon <= 0.5);
+  CHECK(p.greedy.worst_epsilon <= 0.5);
+  CHECK(p.random.failure_upper >= p.random.failure_rate);
+}
+
+TEST_CASE("planner without colluders and parameter scaling in epsilon", "[privacy][planner]") {
+  PlanRequest req;
+  req.parties = 100;
+  req.honest_fraction = 1.0;
+  req.epsilon = 1.0;
+  req.trials = 200;
+  const Plan a = make_plan(req);
+  req.epsilon = 0.1;
+  const Plan b = make_plan(req);
+  REQUIRE(a.found);
+  REQUIRE(b.found);
+  CHECK(a.malicious == 0);
+  CHECK(a.greedy.trials == 0);  // nobody to corrupt
+  // k and sigma_delta / sigma_eta do not depend on epsilon (docs/privacy.md §2).
+  CHECK(a.k == b.k);
+  CHECK(a.sigma_delta / a.sigma_eta == Approx(b.sigma_delta / b.sigma_eta).epsilon(0.01));
+  CHECK(b.sigma_eta / a.sigma_eta == Approx(mu_for(1.0, 1e-5) / mu_for(0.1, 1e-5)));
+  CHECK(a.messages_per_party == a.k + 1);
+}
+
+TEST_CASE("simulator with colluders: GOPA pays 1/sqrt(rho)", "[privacy][simulate]") {
+  SimulateRequest req;
+  req.parties = 200;
+  req.honest_fraction = 0.5;
+  req.epsilons = {1.0};
+  req.k = 12;
+  req.sigma_ratio = 40.0;
+  req.repetitions = 300;
+  const auto res = simulate(req);
+  REQUIRE(res.rows.size() == 1);
+  CHECK(res.rows[0].gopa / res.rows[0].central == Approx(1.05 * std::sqrt(2.0)));
+  CHECK(res.rows[0].gopa_empirical == Approx(res.rows[0].gopa).epsilon(0.15));
+  SimulateRequest bad = req;
+  bad.epsilons = {};
+  CHECK_THROWS_WITH(simulate(bad), Catch::Contains("--epsilon-range"));
+}
