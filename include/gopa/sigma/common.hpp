@@ -1,0 +1,90 @@
+// gopa/sigma/common.hpp — what every compressed Σ-protocol of gopa shares: typed verification
+// results and the multi-scalar equation a verifier accumulates.
+//
+//   gopa::sigma::VerifyResult r = gopa::sigma::verify_range(t, gens, statement, proof);
+//   if (!r) std::puts(r.message.c_str());         // names the failed check
+//
+//   gopa::sigma::MsmTerms eq;                      // Σ s_i·P_i that must be the identity
+//   eq.set_weight(w); …add terms of one proof…     // batch: one random weight per proof
+//   bool ok = eq.is_identity(gens);                // ONE gopa::msm for all of them
+//
+// Security notes: everything here is public data (variable time).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gopa/group.hpp"
+#include "gopa/pedersen.hpp"
+#include "gopa/sigma/field.hpp"
+
+namespace gopa::sigma {
+
+// Serialized proofs start with this byte (docs/proofs.md).
+inline constexpr std::uint8_t kProofVersion = 0x01;
+
+// Proof kinds (second byte of every serialized proof).
+enum class ProofKind : std::uint8_t {
+  kLinear = 0x01,   // compressed pivot for linear forms (linear.hpp)
+  kCircuit = 0x02,  // arithmetic circuit (circuit.hpp)
+  kRange = 0x03,    // range proof (range.hpp)
+};
+
+// Closed set of verification outcomes. Every failure carries a message naming the check.
+enum class VerifyStatus : std::uint8_t {
+  kValid = 0,
+  kBadStatement,     // parameters or statement outside what the verifier accepts
+  kMalformedProof,   // decoding failed: version, kind, length, non-canonical scalar or point
+  kParameterMismatch,  // the proof's header does not match the statement
+  kIdentityPoint,    // a commitment that must not be the identity is
+  kFinalEquation,    // the single multi-scalar verification equation does not hold
+  kBatchEquation,    // the batched equation failed (some proof of the batch is invalid)
+};
+
+struct [[nodiscard]] VerifyResult {
+  VerifyStatus status = VerifyStatus::kValid;
+  std::string message;  // empty when valid; otherwise names the failed check
+
+  static VerifyResult valid() { return {}; }
+  static VerifyResult fail(VerifyStatus s, std::string why) { return {s, std::move(why)}; }
+  [[nodiscard]] bool ok() const noexcept { return status == VerifyStatus::kValid; }
+  explicit operator bool() const noexcept { return ok(); }
+};
+
+// Short name of a status ("valid", "final-equation", …) for reports and JSON.
+[[nodiscard]] const char* status_name(VerifyStatus s) noexcept;
+
+// A verification equation Σ s_i·P_i == identity, kept as coefficients of the shared generators
+// (G, H, Q, G_0…) plus proof-specific points, so that many proofs merge into one MSM.
+// Every add is multiplied by the current weight (1 by default). VARIABLE TIME: public data.
+class MsmTerms {
+ public:
+  using Fe = field::Fe;
+  void set_weight(const Scalar& w) { weight_ = field::of(w); }
+  void add_gi(std::size_t i, const Scalar& s) { add_gi(i, field::of(s)); }
+  void add_g(const Scalar& s) { add_g(field::of(s)); }
+  void add_h(const Scalar& s) { add_h(field::of(s)); }
+  void add_q(const Scalar& s) { add_q(field::of(s)); }
+  void add(const Scalar& s, const Point& p) { add(field::of(s), p); }
+  // The same with coefficients already in field form (hot loops of the verifiers).
+  void add_gi(std::size_t i, const Fe& s);
+  void add_g(const Fe& s) { g_ = field::add(g_, field::mul(weight_, s)); }
+  void add_h(const Fe& s) { h_ = field::add(h_, field::mul(weight_, s)); }
+  void add_q(const Fe& s) { q_ = field::add(q_, field::mul(weight_, s)); }
+  void add(const Fe& s, const Point& p);
+  // Evaluates the whole equation with one gopa::msm.
+  [[nodiscard]] bool is_identity(const GeneratorSet& gens) const;
+  [[nodiscard]] std::size_t size() const noexcept { return gi_.size() + points_.size() + 3; }
+
+ private:
+  Fe weight_ = field::one();
+  std::vector<Fe> gi_;
+  Fe g_, h_, q_;
+  std::vector<Fe> scalars_;
+  std::vector<Point> points_;
+};
+
+}  // namespace gopa::sigma

@@ -1,0 +1,196 @@
+// gopa/sigma/field.hpp — implementation detail of the sigma layer: fast constant-time
+// arithmetic mod ℓ in Montgomery form (R = 2^256) for the hot loops of provers and verifiers
+// (polynomial extrapolation, Lagrange coefficients, verification coefficients), where
+// libdecaf's generic scalar multiplication dominated. Every operation is branch-free and
+// index-free in the values, so it may carry secrets. Conversions read and write the limbs of
+// decaf's public scalar struct (canonical little-endian 64-bit limbs).
+#pragma once
+
+#include <sodium.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gopa/group.hpp"
+
+namespace gopa::sigma::field {
+
+struct Fe {
+  std::uint64_t v[4] = {0, 0, 0, 0};
+};
+
+inline constexpr std::uint64_t kL[4] = {0x5812631a5cf5d3edULL, 0x14def9dea2f79cd6ULL, 0,
+                                        0x1000000000000000ULL};
+inline constexpr std::uint64_t kN0 = 0xd2b51da312547e1bULL;  // −ℓ^{-1} mod 2^64
+inline constexpr Fe kR2{{0xa40611e3449c0f01ULL, 0xd00e1ba768859347ULL, 0xceec73d217f5be65ULL,
+                         0x0399411b7c309a3dULL}};
+
+__extension__ typedef unsigned __int128 u128;  // GCC/Clang extension, 64×64→128 products
+
+// r = a − ℓ if a ≥ ℓ (a < 2ℓ, with a possible 5th limb `hi`), constant time.
+inline void reduce_once(Fe& r, const std::uint64_t a[4], std::uint64_t hi) {
+  std::uint64_t d[4];
+  std::uint64_t borrow = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 t = static_cast<u128>(a[i]) - kL[i] - borrow;
+    d[i] = static_cast<std::uint64_t>(t);
+    borrow = static_cast<std::uint64_t>(t >> 64) & 1U;
+  }
+  // Keep a when (hi:a) < ℓ, i.e. the subtraction borrowed out of the top with hi = 0.
+  const std::uint64_t keep_a = (0 - (borrow & ~hi & 1U));
+  for (int i = 0; i < 4; ++i) r.v[i] = (a[i] & keep_a) | (d[i] & ~keep_a);
+}
+
+inline Fe mul(const Fe& a, const Fe& b) {
+  std::uint64_t t[6] = {0, 0, 0, 0, 0, 0};
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    u128 c = 0;
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      c = static_cast<u128>(a.v[j]) * b.v[i] + t[j] + (c >> 64);
+      t[j] = static_cast<std::uint64_t>(c);
+    }
+    c = static_cast<u128>(t[4]) + (c >> 64);
+    t[4] = static_cast<std::uint64_t>(c);
+    t[5] = static_cast<std::uint64_t>(c >> 64);
+    const std::uint64_t m = t[0] * kN0;
+    c = static_cast<u128>(m) * kL[0] + t[0];
+#pragma GCC unroll 3
+    for (int j = 1; j < 4; ++j) {
+      c = static_cast<u128>(m) * kL[j] + t[j] + (c >> 64);
+      t[j - 1] = static_cast<std::uint64_t>(c);
+    }
+    c = static_cast<u128>(t[4]) + (c >> 64);
+    t[3] = static_cast<std::uint64_t>(c);
+    t[4] = t[5] + static_cast<std::uint64_t>(c >> 64);
+  }
+  Fe r;
+  reduce_once(r, t, t[4]);
+  return r;
+}
+
+inline Fe add(const Fe& a, const Fe& b) {
+  std::uint64_t s[4];
+  u128 c = 0;
+  for (int i = 0; i < 4; ++i) {
+    c = static_cast<u128>(a.v[i]) + b.v[i] + (c >> 64);
+    s[i] = static_cast<std::uint64_t>(c);
+  }
+  Fe r;
+  reduce_once(r, s, static_cast<std::uint64_t>(c >> 64));
+  return r;
+}
+
+inline Fe sub(const Fe& a, const Fe& b) {
+  std::uint64_t d[4];
+  std::uint64_t borrow = 0;
+  for (int i = 0; i < 4; ++i) {
+    const u128 t = static_cast<u128>(a.v[i]) - b.v[i] - borrow;
+    d[i] = static_cast<std::uint64_t>(t);
+    borrow = static_cast<std::uint64_t>(t >> 64) & 1U;
+  }
+  const std::uint64_t mask = 0 - borrow;  // add ℓ back when a < b
+  u128 c = 0;
+  Fe r;
+  for (int i = 0; i < 4; ++i) {
+    c = static_cast<u128>(d[i]) + (kL[i] & mask) + (c >> 64);
+    r.v[i] = static_cast<std::uint64_t>(c);
+  }
+  return r;
+}
+
+inline Fe from_bytes(const std::uint8_t b[32]) {
+  Fe x;
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 8; ++k) x.v[i] |= static_cast<std::uint64_t>(b[8 * i + k]) << (8 * k);
+  Fe r = mul(x, kR2);  // to Montgomery form
+  sodium_memzero(&x, sizeof x);
+  return r;
+}
+
+inline void to_bytes(const Fe& a, std::uint8_t b[32]) {
+  Fe one;
+  one.v[0] = 1;
+  Fe x = mul(a, one);  // out of Montgomery form
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 8; ++k) b[8 * i + k] = static_cast<std::uint8_t>(x.v[i] >> (8 * k));
+  sodium_memzero(&x, sizeof x);
+}
+
+static_assert(DECAF_WORD_BITS == 64 && DECAF_255_SCALAR_LIMBS == 4,
+              "field.hpp reads decaf scalars as four 64-bit limbs");
+
+inline Fe from_limbs(const decaf_255_scalar_s* s) {
+  Fe x;
+  for (int i = 0; i < 4; ++i) x.v[i] = s->limb[i];
+  Fe r = mul(x, kR2);  // to Montgomery form
+  sodium_memzero(&x, sizeof x);
+  return r;
+}
+
+inline Fe of(const Scalar& s) { return from_limbs(s.raw()); }
+inline Fe of(const SecretScalar& s) { return from_limbs(s.raw()); }
+
+inline Fe from_u64(std::uint64_t v) {
+  Fe x;
+  x.v[0] = v;
+  return mul(x, kR2);
+}
+
+inline Scalar to_scalar(const Fe& a) {
+  Fe one;
+  one.v[0] = 1;
+  const Fe x = mul(a, one);  // canonical (< ℓ), out of Montgomery form
+  Scalar s;
+  for (int i = 0; i < 4; ++i) s.raw()->limb[i] = x.v[i];
+  return s;
+}
+
+inline SecretScalar to_secret(const Fe& a) {
+  std::uint8_t b[32];
+  to_bytes(a, b);
+  SecretScalar s = SecretScalar::reduce(b);
+  sodium_memzero(b, sizeof b);
+  return s;
+}
+
+inline Fe one() { return from_u64(1); }
+inline Fe neg(const Fe& a) { return sub(Fe{}, a); }
+inline bool is_zero(const Fe& a) {  // variable time: public data only
+  return (a.v[0] | a.v[1] | a.v[2] | a.v[3]) == 0;
+}
+
+// a^(ℓ−2) = 1/a (0 for 0). The exponent is public and fixed: constant time.
+inline Fe invert(const Fe& a) {
+  static constexpr std::uint64_t kE[4] = {0x5812631a5cf5d3ebULL, 0x14def9dea2f79cd6ULL, 0,
+                                          0x1000000000000000ULL};
+  Fe r = one();
+  for (int i = 3; i >= 0; --i)
+    for (int b = 63; b >= 0; --b) {
+      r = mul(r, r);
+      if ((kE[i] >> b) & 1U) r = mul(r, a);  // branch on the public exponent only
+    }
+  return r;
+}
+
+// Montgomery's trick on public data; zero entries are left unchanged.
+inline void batch_invert(std::span<Fe> xs) {
+  std::vector<Fe> pre(xs.size());
+  Fe acc = one();
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    pre[i] = acc;
+    if (!is_zero(xs[i])) acc = mul(acc, xs[i]);
+  }
+  Fe inv = invert(acc);
+  for (std::size_t i = xs.size(); i-- > 0;) {
+    if (is_zero(xs[i])) continue;
+    const Fe x = xs[i];
+    xs[i] = mul(inv, pre[i]);
+    inv = mul(inv, x);
+  }
+}
+
+}  // namespace gopa::sigma::field

@@ -1,0 +1,598 @@
+// Arithmetic-circuit proofs (AC20 §5, polynomial technique). Math: docs/proofs.md §4.
+#include "gopa/sigma/circuit.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+
+#include "gopa/check.hpp"
+#include "gopa/msm_ct.hpp"
+#include "compressed_impl.hpp"
+#include "poly.hpp"
+#include "wire.hpp"
+
+namespace gopa::sigma {
+
+// ------------------------------------------------------------------ LinComb
+
+namespace {
+void merge_terms(std::vector<Term>& ts) {
+  std::sort(ts.begin(), ts.end(), [](const Term& x, const Term& y) { return x.index < y.index; });
+  std::vector<Term> out;
+  out.reserve(ts.size());
+  for (const Term& t : ts) {
+    if (!out.empty() && out.back().index == t.index) {
+      out.back().coeff += t.coeff;
+    } else {
+      out.push_back(t);
+    }
+  }
+  std::erase_if(out, [](const Term& t) { return t.coeff.is_zero(); });
+  ts = std::move(out);
+}
+}  // namespace
+
+LinComb& LinComb::operator+=(const LinComb& o) {
+  terms.insert(terms.end(), o.terms.begin(), o.terms.end());
+  public_terms.insert(public_terms.end(), o.public_terms.begin(), o.public_terms.end());
+  constant += o.constant;
+  normalize();
+  return *this;
+}
+LinComb& LinComb::operator-=(const LinComb& o) { return *this += o * (-Scalar::one()); }
+LinComb& LinComb::operator*=(const Scalar& k) {
+  for (Term& t : terms) t.coeff *= k;
+  for (Term& t : public_terms) t.coeff *= k;
+  constant *= k;
+  normalize();
+  return *this;
+}
+void LinComb::normalize() {
+  merge_terms(terms);
+  merge_terms(public_terms);
+}
+LinComb operator+(LinComb a, const LinComb& b) { return a += b; }
+LinComb operator-(LinComb a, const LinComb& b) { return a -= b; }
+LinComb operator*(LinComb a, const Scalar& k) { return a *= k; }
+LinComb operator+(LinComb a, const Scalar& k) {
+  a.constant += k;
+  return a;
+}
+LinComb operator-(LinComb a, const Scalar& k) {
+  a.constant -= k;
+  return a;
+}
+
+// ------------------------------------------------------------------ Circuit
+
+namespace {
+void put_lincomb(std::vector<std::uint8_t>& out, const LinComb& e) {
+  wire::put_u32(out, static_cast<std::uint32_t>(e.terms.size()));
+  for (const Term& t : e.terms) {
+    wire::put_u32(out, t.index);
+    wire::put_scalar(out, t.coeff);
+  }
+  wire::put_u32(out, static_cast<std::uint32_t>(e.public_terms.size()));
+  for (const Term& t : e.public_terms) {
+    wire::put_u32(out, t.index);
+    wire::put_scalar(out, t.coeff);
+  }
+  wire::put_scalar(out, e.constant);
+}
+
+bool lincomb_ok(const LinComb& e, std::uint32_t nw, std::uint32_t np) {
+  for (std::size_t i = 0; i < e.terms.size(); ++i) {
+    if (e.terms[i].index >= nw) return false;
+    if (i > 0 && e.terms[i - 1].index >= e.terms[i].index) return false;  // canonical order
+  }
+  for (std::size_t i = 0; i < e.public_terms.size(); ++i) {
+    if (e.public_terms[i].index >= np) return false;
+    if (i > 0 && e.public_terms[i - 1].index >= e.public_terms[i].index) return false;
+  }
+  return true;
+}
+
+// Public part of an affine form: constant + Σ coeff·public.
+Scalar public_part(const LinComb& e, std::span<const Scalar> publics) {
+  Scalar v = e.constant;
+  for (const Term& t : e.public_terms) v += t.coeff * publics[t.index];
+  return v;
+}
+
+// Constant time in the witness.
+SecretScalar eval_secret(const LinComb& e, std::span<const SecretScalar> w,
+                         std::span<const Scalar> publics) {
+  SecretScalar acc(public_part(e, publics));
+  for (const Term& t : e.terms) acc += w[t.index] * t.coeff;
+  return acc;
+}
+}  // namespace
+
+std::vector<std::uint8_t> Circuit::encode() const {
+  std::vector<std::uint8_t> out;
+  wire::put_u32(out, num_witness);
+  wire::put_u32(out, num_public);
+  wire::put_u32(out, static_cast<std::uint32_t>(gates.size()));
+  wire::put_u32(out, static_cast<std::uint32_t>(zero.size()));
+  wire::put_u32(out, static_cast<std::uint32_t>(bindings.size()));
+  for (const MulGate& g : gates) {
+    put_lincomb(out, g.a);
+    put_lincomb(out, g.b);
+    put_lincomb(out, g.c);
+  }
+  for (const LinComb& z : zero) put_lincomb(out, z);
+  for (const LinComb& b : bindings) put_lincomb(out, b);
+  return out;
+}
+
+Bytes32 Circuit::hash() const {
+  static constexpr std::string_view kTag = "gopa/sigma/circuit-id v1";
+  const std::vector<std::uint8_t> enc = encode();
+  Bytes32 out{};
+  crypto_generichash_blake2b_state st;
+  crypto_generichash_blake2b_init(&st, nullptr, 0, out.size());
+  crypto_generichash_blake2b_update(&st, reinterpret_cast<const unsigned char*>(kTag.data()),
+                                    kTag.size());
+  crypto_generichash_blake2b_update(&st, enc.data(), enc.size());
+  crypto_generichash_blake2b_final(&st, out.data(), out.size());
+  return out;
+}
+
+bool Circuit::well_formed() const {
+  if (gates.size() > kMaxCircuitGates || num_witness > kMaxCircuitVariables ||
+      num_public > kMaxCircuitVariables || zero.size() > kMaxCircuitGates ||
+      bindings.size() > kMaxCircuitGates)
+    return false;
+  for (const MulGate& g : gates)
+    if (!lincomb_ok(g.a, num_witness, num_public) || !lincomb_ok(g.b, num_witness, num_public) ||
+        !lincomb_ok(g.c, num_witness, num_public))
+      return false;
+  for (const LinComb& z : zero)
+    if (!lincomb_ok(z, num_witness, num_public)) return false;
+  for (const LinComb& b : bindings)
+    if (!lincomb_ok(b, num_witness, num_public)) return false;
+  return true;
+}
+
+bool Circuit::is_satisfied(std::span<const Scalar> publics, std::span<const Scalar> w) const {
+  if (publics.size() != num_public || w.size() != num_witness) return false;
+  auto ev = [&](const LinComb& e) {
+    Scalar v = public_part(e, publics);
+    for (const Term& t : e.terms) v += t.coeff * w[t.index];
+    return v;
+  };
+  for (const MulGate& g : gates)
+    if (ev(g.a) * ev(g.b) != ev(g.c)) return false;
+  for (const LinComb& z : zero)
+    if (!ev(z).is_zero()) return false;
+  return true;
+}
+
+// ------------------------------------------------------------------ builder
+
+LinComb CircuitBuilder::push_witness(SecretScalar v) {
+  GOPA_CHECK(circuit_.num_witness < kMaxCircuitVariables, "circuit too large");
+  const std::uint32_t i = circuit_.num_witness++;
+  if (mode_ == kProver) witness_.push_back(std::move(v));
+  return LinComb::variable(i);
+}
+
+LinComb CircuitBuilder::secret(SecretScalar value) { return push_witness(std::move(value)); }
+
+LinComb CircuitBuilder::committed(SecretScalar value) {
+  LinComb v = push_witness(std::move(value));
+  circuit_.bindings.push_back(v);
+  return v;
+}
+
+void CircuitBuilder::bind_commitment(const LinComb& e) {
+  LinComb n = e;
+  n.normalize();
+  circuit_.bindings.push_back(std::move(n));
+}
+
+LinComb CircuitBuilder::public_input(const Scalar& value) {
+  const std::uint32_t i = circuit_.num_public++;
+  publics_.push_back(value);
+  return {{}, {{i, Scalar::one()}}, Scalar::zero()};
+}
+
+LinComb CircuitBuilder::mul(const LinComb& a, const LinComb& b) {
+  SecretScalar v;
+  if (mode_ == kProver) v = value(a) * value(b);
+  LinComb out = push_witness(std::move(v));
+  assert_mul(a, b, out);
+  return out;
+}
+
+void CircuitBuilder::assert_mul(const LinComb& a, const LinComb& b, const LinComb& c) {
+  MulGate g{a, b, c};
+  g.a.normalize();
+  g.b.normalize();
+  g.c.normalize();
+  circuit_.gates.push_back(std::move(g));
+}
+
+void CircuitBuilder::assert_zero(const LinComb& e) {
+  LinComb n = e;
+  n.normalize();
+  circuit_.zero.push_back(std::move(n));
+}
+
+SecretScalar CircuitBuilder::value(const LinComb& e) const {
+  GOPA_CHECK(mode_ == kProver, "CircuitBuilder::value in verifier mode");
+  return eval_secret(e, witness_, publics_);
+}
+
+// ------------------------------------------------------------------ proof encoding
+
+std::size_t CircuitProof::body_size(const Circuit& c) {
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  return 3U * 32U + CompressedProof::encoded_size(fold_shape(basis.size()));
+}
+
+void CircuitProof::encode_body(std::vector<std::uint8_t>& out) const {
+  wire::put_point(out, p);
+  wire::put_scalar(out, fa);
+  wire::put_scalar(out, gb);
+  inner.encode_to(out);
+}
+
+std::vector<std::uint8_t> CircuitProof::encode() const {
+  std::vector<std::uint8_t> out;
+  wire::put_u8(out, kProofVersion);
+  wire::put_u8(out, static_cast<std::uint8_t>(ProofKind::kCircuit));
+  encode_body(out);
+  return out;
+}
+
+std::optional<CircuitProof> CircuitProof::decode_body(std::span<const std::uint8_t> in,
+                                                      const Circuit& c) {
+  // Length first (cheap), then the circuit's own consistency.
+  if (in.size() != body_size(c) || !c.well_formed()) return std::nullopt;
+  wire::Reader r(in.first(96));
+  CircuitProof pr;
+  auto p = r.point();
+  auto fa = r.scalar();
+  auto gb = r.scalar();
+  if (!p || !fa || !gb || p->is_identity()) return std::nullopt;
+  pr.p = *p;
+  pr.fa = *fa;
+  pr.gb = *gb;
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  auto inner = CompressedProof::decode(in.subspan(96), fold_shape(basis.size()));
+  if (!inner) return std::nullopt;
+  pr.inner = std::move(*inner);
+  return pr;
+}
+
+std::optional<CircuitProof> CircuitProof::decode(std::span<const std::uint8_t> in,
+                                                 const Circuit& c) {
+  if (in.size() < 2 || in[0] != kProofVersion ||
+      in[1] != static_cast<std::uint8_t>(ProofKind::kCircuit))
+    return std::nullopt;
+  return decode_body(in.subspan(2), c);
+}
+
+// ------------------------------------------------------------------ protocol
+
+namespace {
+
+constexpr std::string_view kDomain = "gopa/sigma/circuit v1";
+
+void bind_statement(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                    std::span<const Scalar> publics, std::span<const Point> commitments) {
+  t.domain_separator(kDomain);
+  t.append_message("generators", gens.id());
+  t.append_message("circuit", c.hash());
+  t.append_u64("witness", c.num_witness);
+  t.append_u64("gates", c.gates.size());
+  t.append_u64("zero", c.zero.size());
+  t.append_scalars("public", publics);
+  t.append_points("V", commitments);
+}
+
+struct Challenges {
+  Scalar c, rho, omega;
+};
+
+// The evaluation point must lie outside the interpolation points {0, …, 2m}.
+Scalar eval_point(Transcript& t, std::size_t m) {
+  for (;;) {
+    Scalar c = t.challenge_scalar("c");
+    const Bytes32 b = c.encode();
+    bool small = true;
+    for (std::size_t i = 8; i < 32; ++i) small = small && b[i] == 0;
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < 8; ++i) v |= std::uint64_t{b[i]} << (8 * i);
+    if (!small || v > 2 * m) return c;
+  }
+}
+
+// Coordinates: w | f(0) g(0) h(0) | h(m+1..2m) | s (if bindings) | H.
+struct Layout {
+  std::size_t nw, m;
+  std::size_t f0() const { return nw; }
+  std::size_t g0() const { return nw + 1; }
+  std::size_t h0() const { return nw + 2; }
+  std::size_t hk(std::size_t k) const { return nw + 3 + (k - m - 1); }
+};
+
+using field::Fe;
+
+Fe public_part_fe(const LinComb& e, std::span<const Scalar> publics) {
+  Fe v = field::of(e.constant);
+  for (const Term& t : e.public_terms)
+    v = field::add(v, field::mul(field::of(t.coeff), field::of(publics[t.index])));
+  return v;
+}
+
+Fe add_terms(std::vector<Fe>& form, const LinComb& e, const Fe& weight,
+             std::span<const Scalar> publics) {
+  for (const Term& t : e.terms)
+    form[t.index] = field::add(form[t.index], field::mul(weight, field::of(t.coeff)));
+  return field::mul(weight, public_part_fe(e, publics));
+}
+
+// The combined linear form L and its value (docs/proofs.md §4.2). Public data only.
+void circuit_form(const Circuit& c, std::span<const Scalar> publics, const Challenges& ch,
+                  const Scalar& fa_s, const Scalar& gb_s, std::vector<Fe>& form, Fe& value) {
+  const std::size_t m = c.gates.size();
+  const Layout lay{c.num_witness, m};
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  form.assign(basis.size(), Fe{});
+  const std::vector<Fe> lam = poly::lagrange_at(ch.c, m);
+  const std::vector<Fe> mu = poly::lagrange_at(ch.c, 2 * m);
+  const Fe fa = field::of(fa_s), gb = field::of(gb_s);
+  const Fe rho = field::of(ch.rho), rho2 = field::mul(rho, rho);
+  // F1: f(c) = λ_0·f(0) + Σ λ_i·a_i.
+  Fe k1, k2, k3;
+  form[lay.f0()] = field::add(form[lay.f0()], lam[0]);
+  for (std::size_t i = 1; i <= m; ++i)
+    k1 = field::add(k1, add_terms(form, c.gates[i - 1].a, lam[i], publics));
+  // F2 (weight ρ): g(c).
+  form[lay.g0()] = field::add(form[lay.g0()], field::mul(rho, lam[0]));
+  for (std::size_t i = 1; i <= m; ++i)
+    k2 = field::add(k2, add_terms(form, c.gates[i - 1].b, field::mul(rho, lam[i]), publics));
+  // F3 (weight ρ²): h(c) = μ_0·h(0) + Σ_{i≤m} μ_i·c_i + Σ_{k>m} μ_k·h(k).
+  form[lay.h0()] = field::add(form[lay.h0()], field::mul(rho2, mu[0]));
+  for (std::size_t i = 1; i <= m; ++i)
+    k3 = field::add(k3, add_terms(form, c.gates[i - 1].c, field::mul(rho2, mu[i]), publics));
+  for (std::size_t k = m + 1; k <= 2 * m; ++k)
+    form[lay.hk(k)] = field::add(form[lay.hk(k)], field::mul(rho2, mu[k]));
+  value = field::add(field::sub(fa, k1), field::sub(field::mul(rho, gb), k2));
+  value = field::add(value, field::sub(field::mul(rho2, field::mul(fa, gb)), k3));
+  // Linear constraints z_t = 0 (weights ρ^3, ρ^4, …).
+  Fe w = field::mul(rho2, rho);
+  for (const LinComb& z : c.zero) {
+    value = field::sub(value, add_terms(form, z, w, publics));
+    w = field::mul(w, rho);
+  }
+  // Bindings: Σ_j ω^j·k_j − s = 0.
+  if (!c.bindings.empty()) {
+    const Fe omega = field::of(ch.omega);
+    Fe om = field::one();
+    for (const LinComb& b : c.bindings) {
+      value = field::sub(value, add_terms(form, b, field::mul(w, om), publics));
+      om = field::mul(om, omega);
+    }
+    form[basis.n_gi] = field::sub(form[basis.n_gi], w);
+  }
+}
+
+// Witness variables that every satisfying witness keeps in {0, 1}: those with a gate
+// v·(v − 1) = 0. A property of the public circuit, used to commit to them with a constant-time
+// select instead of a scalar multiplication.
+std::vector<bool> boolean_variables(const Circuit& c) {
+  std::vector<bool> out(c.num_witness, false);
+  const Scalar one = Scalar::one();
+  for (const MulGate& g : c.gates) {
+    if (g.a.terms.size() != 1 || g.b.terms.size() != 1 || !g.c.terms.empty()) continue;
+    if (!g.a.public_terms.empty() || !g.b.public_terms.empty() || !g.c.public_terms.empty())
+      continue;
+    const std::uint32_t v = g.a.terms[0].index;
+    if (g.b.terms[0].index != v || g.a.terms[0].coeff != one || g.b.terms[0].coeff != one) continue;
+    if (!g.a.constant.is_zero() || g.b.constant != -one || !g.c.constant.is_zero()) continue;
+    out[v] = true;
+  }
+  return out;
+}
+
+// P = Σ y_i·G_i + γ·H, constant time in y and γ. Boolean variables are added as
+// select(bit, identity, G_i) (their low bit; a non-boolean value there only makes the proof
+// invalid), the rest goes through msm_secret.
+Point commit_wires(const GeneratorSet& gens, const Circuit& c, std::span<const SecretScalar> y,
+                   const SecretScalar& gamma) {
+  const std::vector<bool> boolean = boolean_variables(c);
+  const auto gi = gens.Gi(y.size());
+  Point acc = gens.H_table().mul(gamma);
+  std::vector<SecretScalar> rest;
+  std::vector<Point> rest_p;
+  const Point identity;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    if (i < boolean.size() && boolean[i]) {
+      std::uint8_t enc[32];
+      decaf_255_scalar_encode(enc, y[i].raw());
+      const decaf_word_t mask = 0U - static_cast<decaf_word_t>(enc[0] & 1U);
+      sodium_memzero(enc, sizeof enc);
+      Point sel;
+      decaf_255_point_cond_sel(sel.raw(), identity.raw(), gi[i].raw(), mask);
+      acc += sel;
+    } else {
+      rest.push_back(y[i].clone());
+      rest_p.push_back(gi[i]);
+    }
+  }
+  return acc + msm_secret(rest, rest_p);
+}
+
+bool statement_ok(const GeneratorSet& gens, const Circuit& c, std::span<const Scalar> publics,
+                  std::span<const Point> commitments) {
+  return c.well_formed() && publics.size() == c.num_public &&
+         commitments.size() == c.bindings.size() && c.generators_needed() <= gens.size();
+}
+
+PointExpr combined_commitment(const Point& p, std::span<const Point> commitments,
+                              const Scalar& omega) {
+  PointExpr e = PointExpr::of(p);
+  Scalar om = Scalar::one();
+  for (const Point& v : commitments) {
+    e.add(om, v);
+    om *= omega;
+  }
+  return e;
+}
+
+}  // namespace
+
+CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                           std::span<const Scalar> publics, std::span<const Point> commitments,
+                           std::span<const SecretScalar> w, std::span<const SecretScalar> blinders,
+                           Rng& rng) {
+  GOPA_CHECK(statement_ok(gens, c, publics, commitments), "prove_circuit: bad statement");
+  GOPA_CHECK(w.size() == c.num_witness, "prove_circuit: witness size");
+  GOPA_CHECK(blinders.size() == commitments.size(), "prove_circuit: one blinder per commitment");
+  const std::size_t m = c.gates.size();
+  const Layout lay{c.num_witness, m};
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  bind_statement(t, gens, c, publics, commitments);
+
+  std::vector<const SecretScalar*> wit;
+  for (const SecretScalar& v : w) wit.push_back(&v);
+  for (const SecretScalar& v : blinders) wit.push_back(&v);
+  auto prng = t.prover_rng(wit, rng);
+
+  // f(0..m) = (random, a_1..a_m), g likewise; h = f·g on 0 and m+1..2m (AC20 §5).
+  std::vector<SecretScalar> fv, gv;
+  fv.reserve(m + 1);
+  gv.reserve(m + 1);
+  fv.push_back(SecretScalar::random(prng));
+  gv.push_back(SecretScalar::random(prng));
+  for (const MulGate& g : c.gates) {
+    fv.push_back(eval_secret(g.a, w, publics));
+    gv.push_back(eval_secret(g.b, w, publics));
+  }
+  const std::vector<SecretScalar> fx = poly::extrapolate(fv);
+  const std::vector<SecretScalar> gx = poly::extrapolate(gv);
+
+  std::vector<SecretScalar> x;
+  x.reserve(basis.size());
+  for (const SecretScalar& v : w) x.push_back(v.clone());
+  x.push_back(fv[0].clone());
+  x.push_back(gv[0].clone());
+  x.push_back(fv[0] * gv[0]);
+  for (std::size_t k = 0; k < m; ++k) x.push_back(fx[k] * gx[k]);
+  GOPA_CHECK(x.size() == basis.n_gi, "prove_circuit: layout");
+  SecretScalar gamma = SecretScalar::random(prng);
+  CircuitProof proof;
+  proof.p = commit_wires(gens, c, x, gamma);
+
+  // Evaluation point and the two published evaluations f(c), g(c).
+  t.append_point("P", proof.p);
+  Challenges ch;
+  ch.c = eval_point(t, m);
+  {
+    const std::vector<Fe> lam = poly::lagrange_at(ch.c, m);
+    Fe fa, gb;  // constant-time field arithmetic on the secret values
+    for (std::size_t j = 0; j <= m; ++j) {
+      fa = field::add(fa, field::mul(field::of(fv[j]), lam[j]));
+      gb = field::add(gb, field::mul(field::of(gv[j]), lam[j]));
+    }
+    proof.fa = field::to_scalar(fa);  // published
+    proof.gb = field::to_scalar(gb);
+  }
+  t.append_scalar("f(c)", proof.fa);
+  t.append_scalar("g(c)", proof.gb);
+  ch.rho = t.challenge_scalar("rho");
+  ch.omega = t.challenge_scalar("omega");
+
+  std::vector<Fe> form;
+  Fe value;
+  circuit_form(c, publics, ch, proof.fa, proof.gb, form, value);
+
+  // Opening of P + Σ ω^j·V_j: (x, s = Σ ω^j·k_j(w), γ + Σ ω^j·r_j).
+  if (basis.with_g) {
+    SecretScalar s;
+    Scalar om = Scalar::one();
+    for (std::size_t j = 0; j < c.bindings.size(); ++j) {
+      s += eval_secret(c.bindings[j], w, publics) * om;
+      gamma += blinders[j] * om;
+      om *= ch.omega;
+    }
+    x.push_back(std::move(s));
+  }
+  x.push_back(std::move(gamma));
+  std::vector<std::vector<SecretScalar>> openings;
+  openings.push_back(std::move(x));
+  proof.inner = detail::compressed_prove(t, gens, basis, openings, form, rng);
+  (void)lay;
+  return proof;
+}
+
+namespace {
+// Shared by the verifiers: replays the statement, returns the form and the combined commitment.
+VerifyResult prepare(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                     std::span<const Scalar> publics, std::span<const Point> commitments,
+                     const CircuitProof& proof, std::vector<Fe>& form, Fe& value,
+                     PointExpr& combined) {
+  if (!statement_ok(gens, c, publics, commitments))
+    return VerifyResult::fail(VerifyStatus::kBadStatement,
+                              "circuit, public inputs, commitments or generators are inconsistent");
+  if (proof.p.is_identity())
+    return VerifyResult::fail(VerifyStatus::kIdentityPoint, "wire commitment P is the identity");
+  bind_statement(t, gens, c, publics, commitments);
+  t.append_point("P", proof.p);
+  Challenges ch;
+  ch.c = eval_point(t, c.gates.size());
+  t.append_scalar("f(c)", proof.fa);
+  t.append_scalar("g(c)", proof.gb);
+  ch.rho = t.challenge_scalar("rho");
+  ch.omega = t.challenge_scalar("omega");
+  circuit_form(c, publics, ch, proof.fa, proof.gb, form, value);
+  combined = combined_commitment(proof.p, commitments, ch.omega);
+  return VerifyResult::valid();
+}
+}  // namespace
+
+VerifyResult add_circuit_terms(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                               std::span<const Scalar> publics, std::span<const Point> commitments,
+                               const CircuitProof& proof, MsmTerms& eq) {
+  std::vector<Fe> form;
+  Fe value;
+  PointExpr combined;
+  VerifyResult r = prepare(t, gens, c, publics, commitments, proof, form, value, combined);
+  if (!r) return r;
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  if (!detail::compressed_verify(t, gens, basis, std::span(&combined, 1), form,
+                                 std::span(&value, 1), proof.inner, eq))
+    return VerifyResult::fail(VerifyStatus::kMalformedProof,
+                              "compressed proof has the wrong shape for this circuit");
+  return VerifyResult::valid();
+}
+
+VerifyResult verify_circuit(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                            std::span<const Scalar> publics, std::span<const Point> commitments,
+                            const CircuitProof& proof) {
+  MsmTerms eq;
+  VerifyResult r = add_circuit_terms(t, gens, c, publics, commitments, proof, eq);
+  if (!r) return r;
+  if (!eq.is_identity(gens))
+    return VerifyResult::fail(VerifyStatus::kFinalEquation,
+                              "final equation fails: some gate, linear constraint, binding or "
+                              "opening does not hold");
+  return VerifyResult::valid();
+}
+
+bool verify_circuit_naive(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                          std::span<const Scalar> publics, std::span<const Point> commitments,
+                          const CircuitProof& proof) {
+  std::vector<Fe> form;
+  Fe value;
+  PointExpr combined;
+  if (!prepare(t, gens, c, publics, commitments, proof, form, value, combined)) return false;
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  return detail::compressed_verify_naive(t, gens, basis, std::span(&combined, 1), form,
+                                         std::span(&value, 1), proof.inner);
+}
+
+}  // namespace gopa::sigma

@@ -1,0 +1,146 @@
+#include "poly.hpp"
+
+#include <sodium.h>
+
+#include <cstdint>
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "gopa/sigma/field.hpp"
+#include "gopa/check.hpp"
+
+namespace gopa::sigma::poly {
+
+namespace {
+// 0!, 1!, …, n!
+std::vector<Scalar> factorials(std::size_t n) {
+  std::vector<Scalar> f(n + 1);
+  f[0] = Scalar::one();
+  for (std::size_t i = 1; i <= n; ++i) f[i] = f[i - 1] * Scalar::from_u64(i);
+  return f;
+}
+}  // namespace
+
+namespace {
+// 1/D_j for the points 0..deg, D_j = j!·(deg−j)!·(−1)^{deg−j}: cached per degree.
+std::shared_ptr<const std::vector<field::Fe>> inverse_denominators(std::size_t deg) {
+  static std::mutex mu;
+  static std::map<std::size_t, std::shared_ptr<const std::vector<field::Fe>>> cache;
+  std::lock_guard lock(mu);
+  auto& slot = cache[deg];
+  if (!slot) {
+    std::vector<field::Fe> fact{field::one()};
+    fact.reserve(deg + 1);
+    for (std::size_t i = 1; i <= deg; ++i) fact.push_back(field::mul(fact.back(), field::from_u64(i)));
+    std::vector<field::Fe> d(deg + 1);
+    for (std::size_t j = 0; j <= deg; ++j) {
+      d[j] = field::mul(fact[j], fact[deg - j]);
+      if ((deg - j) % 2 == 1) d[j] = field::neg(d[j]);
+    }
+    field::batch_invert(d);
+    slot = std::make_shared<const std::vector<field::Fe>>(std::move(d));
+  }
+  return slot;
+}
+}  // namespace
+
+std::vector<field::Fe> lagrange_at(const Scalar& c, std::size_t deg) {
+  // λ_j = L / ((c−j)·D_j), L = Π_i (c−i). VARIABLE TIME: public data.
+  const auto inv_d = inverse_denominators(deg);
+  const field::Fe fc = field::of(c);
+  std::vector<field::Fe> cj(deg + 1);
+  field::Fe big_l = field::one();
+  for (std::size_t j = 0; j <= deg; ++j) {
+    cj[j] = field::sub(fc, field::from_u64(j));
+    big_l = field::mul(big_l, cj[j]);
+  }
+  field::batch_invert(cj);
+  for (std::size_t j = 0; j <= deg; ++j) cj[j] = field::mul(field::mul(cj[j], (*inv_d)[j]), big_l);
+  return cj;
+}
+
+namespace {
+
+using field::Fe;
+
+// y[i] += Σ_j t[n−1+i−j]·x[j] for i, j < n (t: 2n−1 diagonals, public; x secret).
+// Karatsuba-style Toeplitz splitting [[A, B], [C, A]]: three half-size products,
+// T(n) = 3·T(n/2) + O(n). Constant time: the control flow depends on n only.
+void tmvp(const Fe* t, const Fe* x, Fe* y, std::size_t n) {
+  if (n <= 16 || n % 2 == 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      Fe acc = y[i];
+      for (std::size_t j = 0; j < n; ++j) acc = field::add(acc, field::mul(t[n - 1 + i - j], x[j]));
+      y[i] = acc;
+    }
+    return;
+  }
+  const std::size_t h = n / 2;
+  const Fe* ta = t + h;       // A: diagonals t(d), |d| < h
+  const Fe* tb = t;           // B: t(d − h)
+  const Fe* tc = t + 2 * h;   // C: t(d + h)
+  std::vector<Fe> xs(h), tdiff(2 * h - 1), p0(h), p1(h), p2(h);
+  for (std::size_t j = 0; j < h; ++j) xs[j] = field::add(x[j], x[h + j]);
+  tmvp(ta, xs.data(), p0.data(), h);
+  for (std::size_t k = 0; k < 2 * h - 1; ++k) tdiff[k] = field::sub(tb[k], ta[k]);
+  tmvp(tdiff.data(), x + h, p1.data(), h);
+  for (std::size_t k = 0; k < 2 * h - 1; ++k) tdiff[k] = field::sub(tc[k], ta[k]);
+  tmvp(tdiff.data(), x, p2.data(), h);
+  for (std::size_t i = 0; i < h; ++i) {
+    y[i] = field::add(y[i], field::add(p0[i], p1[i]));
+    y[h + i] = field::add(y[h + i], field::add(p0[i], p2[i]));
+  }
+  sodium_memzero(xs.data(), xs.size() * sizeof(Fe));
+  sodium_memzero(p0.data(), p0.size() * sizeof(Fe));
+  sodium_memzero(p1.data(), p1.size() * sizeof(Fe));
+  sodium_memzero(p2.data(), p2.size() * sizeof(Fe));
+}
+
+}  // namespace
+
+std::vector<SecretScalar> extrapolate(std::span<const SecretScalar> values) {
+  GOPA_CHECK(!values.empty(), "extrapolate: no values");
+  const std::size_t m = values.size() - 1;
+  if (m == 0) return {};
+  // p(k) = N_k·Σ_j u_j/(k−j), u_j = p(j)/D_j, N_k = Π_{i=0..m}(k−i) = k!/(k−m−1)!,
+  // D_j = j!·(m−j)!·(−1)^{m−j}; for k = m+1+i and j = 1+j' the sum over j ≥ 1 is a Toeplitz
+  // product with diagonals t(i − j') = 1/(i − j' + m).
+  const std::vector<Scalar> fact = factorials(2 * m);
+  std::vector<Scalar> inv_fact(fact);
+  batch_invert(inv_fact);
+  std::vector<Fe> inv(2 * m + 1);  // 1/d for d = 1..2m
+  for (std::size_t d = 1; d <= 2 * m; ++d) inv[d] = field::of(fact[d - 1] * inv_fact[d]);
+  std::vector<Fe> u(m + 1);
+  for (std::size_t j = 0; j <= m; ++j) {
+    Scalar dinv = inv_fact[j] * inv_fact[m - j];
+    if ((m - j) % 2 == 1) dinv = -dinv;
+    u[j] = field::mul(field::of(values[j]), field::of(dinv));
+  }
+  std::size_t n = 1;
+  while (n < m) n *= 2;
+  // Diagonals t(d) for d ∈ [−(n−1), n−1]; entries outside 1 ≤ d + m ≤ 2m only meet padding.
+  std::vector<Fe> t(2 * n - 1);
+  for (std::size_t k = 0; k < 2 * n - 1; ++k) {
+    const auto dm = static_cast<std::int64_t>(k) - static_cast<std::int64_t>(n - 1) +
+                    static_cast<std::int64_t>(m);
+    if (dm >= 1 && dm <= static_cast<std::int64_t>(2 * m)) t[k] = inv[static_cast<std::size_t>(dm)];
+  }
+  std::vector<Fe> x(n), y(n);
+  for (std::size_t j = 1; j <= m; ++j) x[j - 1] = u[j];
+  for (std::size_t i = 0; i < m; ++i) y[i] = field::mul(u[0], inv[m + 1 + i]);  // j = 0 term
+  tmvp(t.data(), x.data(), y.data(), n);
+  std::vector<SecretScalar> out;
+  out.reserve(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::size_t k = m + 1 + i;
+    out.push_back(field::to_secret(field::mul(y[i], field::of(fact[k] * inv_fact[k - m - 1]))));
+  }
+  sodium_memzero(u.data(), u.size() * sizeof(Fe));
+  sodium_memzero(x.data(), x.size() * sizeof(Fe));
+  sodium_memzero(y.data(), y.size() * sizeof(Fe));
+  return out;
+}
+
+}  // namespace gopa::sigma::poly
