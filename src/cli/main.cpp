@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "sigma_commands.hpp"
 #include "gopa/random.hpp"
 #include "gopa/version.hpp"
 
@@ -19,9 +20,11 @@ int main(int argc, char** argv) {
   app.fallthrough(false);
 
   gopa::cli::Context ctx;
+  gopa::cli::add_run_commands(app, ctx);
   gopa::cli::add_bench_commands(app, ctx);
   gopa::cli::add_board_commands(app, ctx);
   gopa::cli::add_plan_commands(app, ctx);
+  gopa::cli::add_prove_commands(app, ctx);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,82 @@
+// gopa/protocol/session.hpp — a GOPA session's public parameters, their canonical encoding, the
+// session id, and the bounds that keep every sum inside Z_ℓ.
+//
+//   SessionParams p = SessionParams::defaults(/*parties=*/100, /*dim=*/1);
+//   p.sigma_eta = 0.05; p.sigma_delta = 30.0;
+//   if (auto why = p.validate()) { /* *why names the bad parameter */ }
+//   Bytes32 sid = p.session_id();            // SHA-256("gopa/session/v1" ‖ encode())
+//
+// Fixed point (DESIGN.md §6): a real v is the integer round(v · 2^f); inputs are integers in
+// [0, 2^input_bits) (the caller maps its domain onto that range), noise terms are signed
+// integers with |term| < 2^noise_bits. validate() checks that the sum over all parties of
+// input + every pairwise term + own noise stays below ℓ/2 in absolute value, so the average
+// decoded from Z_ℓ is exact.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gopa/group.hpp"
+
+namespace gopa::protocol {
+
+enum class SamplerKind : std::uint8_t {
+  box_muller = 1,
+  polar = 2,
+  inverse_cdf = 3,
+  clt = 4,
+};
+[[nodiscard]] const char* sampler_name(SamplerKind s) noexcept;
+[[nodiscard]] std::optional<SamplerKind> sampler_from_name(std::string_view name) noexcept;
+
+struct SessionParams {
+  static constexpr std::uint8_t kVersion = 1;
+
+  std::uint32_t parties = 0;          // n ≥ 2
+  std::uint32_t dim = 1;              // d ≥ 1 coordinates per input
+  std::uint8_t frac_bits = 16;        // f: fixed-point fractional bits
+  std::uint8_t input_bits = 32;       // each coordinate in [0, 2^input_bits), one of 8/16/32/64
+  std::uint8_t noise_bits = 48;       // |Δ|, |η| < 2^noise_bits (fixed-point integers)
+  std::uint32_t neighbors = 0;        // k of the k-out graph, 1 ≤ k < n
+  double sigma_eta = 0.0;             // σ_η (real units, > 0)
+  double sigma_delta = 0.0;           // σ_Δ (real units, > 0)
+  SamplerKind sampler = SamplerKind::box_muller;
+  std::uint8_t sampler_precision = 16;  // fractional bits of the sampler's output
+  std::uint32_t round_timeout_ms = 60'000;
+  std::array<std::uint8_t, 16> nonce{};  // makes two sessions with equal parameters distinct
+
+  [[nodiscard]] static SessionParams defaults(std::uint32_t parties, std::uint32_t dim);
+
+  // nullopt when valid, otherwise a message naming the parameter and what is wrong with it.
+  [[nodiscard]] std::optional<std::string> validate() const;
+
+  // Canonical encoding (docs/protocol.md): version, then every field big-endian; σ's as IEEE-754
+  // binary64 bit patterns, which must be finite and positive.
+  [[nodiscard]] std::vector<std::uint8_t> encode() const;
+  // Strict decoding: exact length, known version and sampler, and validate() must pass.
+  [[nodiscard]] static std::optional<SessionParams> decode(std::span<const std::uint8_t> bytes,
+                                                           std::string* why = nullptr);
+  [[nodiscard]] Bytes32 session_id() const;
+
+  // Fixed-point helpers.
+  [[nodiscard]] std::int64_t to_fixed(double v) const;   // round(v · 2^f); aborts if |v·2^f| ≥ 2^62
+  [[nodiscard]] double from_fixed(std::int64_t v) const;  // v / 2^f
+  // The bound validate() enforces: n · (2^input_bits + (2k+1) · 2^noise_bits) < ℓ/2, where 2k
+  // bounds a party's degree in expectation; the exact per-party degree is checked at run time.
+  [[nodiscard]] bool sums_fit(std::uint32_t max_degree) const;
+
+  bool operator==(const SessionParams&) const = default;
+};
+
+// Z_ℓ embedding of signed 64-bit fixed-point integers (negatives as ℓ − |v|) and back.
+[[nodiscard]] Scalar scalar_from_signed(std::int64_t v) noexcept;
+// Decodes a scalar known to lie in (−ℓ/2, ℓ/2) back to a signed integer; nullopt if it does
+// not fit in 127 bits (which the session bounds rule out for honest data).
+__extension__ typedef __int128 int128_t;
+[[nodiscard]] std::optional<int128_t> signed_from_scalar(const Scalar& s) noexcept;
+
+}  // namespace gopa::protocol

@@ -1,0 +1,388 @@
+// `gopa run` (GOPA end to end in one process, on an embedded SQLite board) and `gopa audit`.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "gopa/bulletin/board.hpp"
+#include "gopa/protocol/planner.hpp"
+#include "gopa/protocol/run.hpp"
+
+namespace gopa::cli {
+
+namespace {
+
+namespace bb = gopa::bulletin;
+namespace gp = gopa::protocol;
+using json = nlohmann::json;
+
+struct RunArgs {
+  std::uint32_t parties = 0;
+  std::uint32_t dim = 1;
+  std::string inputs;
+  double input_max = 1.0;
+  double epsilon = 1.0;
+  double delta = 1e-5;
+  double honest_fraction = 1.0;
+  std::uint32_t neighbors = 0;
+  double sigma_eta = 0;
+  double sigma_delta = 0;
+  std::string board;
+  std::uint64_t seed = 1;
+  bool json_out = false;
+  std::vector<std::string> cheats;
+  std::uint32_t dropouts = 0;
+};
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Parses FILE.csv: one row per party, d comma-separated real numbers in [0, max].
+std::vector<std::vector<double>> read_inputs(const std::string& path, std::uint32_t parties, std::uint32_t dim,
+                                             double max) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--inputs: cannot open '" + path + "'");
+  std::vector<std::vector<double>> rows;
+  std::string line;
+  std::size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<double> row;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) {
+      std::size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(cell, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      while (used < cell.size() && std::isspace(static_cast<unsigned char>(cell[used]))) ++used;
+      if (used == 0 || used != cell.size() || !std::isfinite(v)) {
+        throw UsageError(path + ":" + std::to_string(lineno) + ": '" + cell + "' is not a number");
+      }
+      if (v < 0 || v > max) {
+        char m[64];
+        std::snprintf(m, sizeof m, "%g", max);
+        throw UsageError(path + ":" + std::to_string(lineno) + ": " + cell + " is outside the input domain [0, " + m +
+                         "] (see --input-max)");
+      }
+      row.push_back(v);
+    }
+    if (row.size() != dim) {
+      throw UsageError(path + ":" + std::to_string(lineno) + ": expected " + std::to_string(dim) +
+                       " values (--dim), found " + std::to_string(row.size()));
+    }
+    rows.push_back(std::move(row));
+  }
+  if (rows.size() != parties) {
+    throw UsageError(path + ": " + std::to_string(rows.size()) + " rows for " + std::to_string(parties) +
+                     " parties (--parties)");
+  }
+  return rows;
+}
+
+std::string hex8(const Bytes32& b) { return to_hex(std::span(b).first(4)); }
+
+int run_run(const RunArgs& a) {
+  if (!a.board.empty() && std::filesystem::exists(a.board)) {
+    throw UsageError("--board: '" + a.board + "' already exists; gopa run starts a new board");
+  }
+  {
+    std::uint64_t total = a.dropouts;
+    for (const auto& c : a.cheats) {
+      const auto colon = c.find(':');
+      if (!gp::cheat_from_name(c.substr(0, colon))) {
+        throw UsageError("--cheat '" + c + "': KIND must be one of range, cancel, output, signature, replay, missing");
+      }
+      total += 1;
+    }
+    if (total >= a.parties) throw UsageError("--cheat/--dropouts: at least one party must stay honest");
+  }
+  // Parameters.
+  gp::SessionParams p = gp::SessionParams::defaults(a.parties, a.dim);
+  p.input_bits = 32;
+  p.frac_bits = 16;
+  SystemRng sys;
+  sys.fill(p.nonce);
+  if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
+    throw UsageError("--input-max: must be in (0, 65536)");
+  }
+  // Inputs (read and checked before anything is planned or written).
+  std::vector<std::vector<double>> real;
+  const bool simulated = a.inputs.empty();
+  if (simulated) {
+    DeterministicRng rng(a.seed);
+    for (std::uint32_t u = 0; u < a.parties; ++u) {
+      std::vector<double> row;
+      for (std::uint32_t j = 0; j < a.dim; ++j) row.push_back(a.input_max * static_cast<double>(rng.next_u64() >> 11) * 0x1p-53);
+      real.push_back(row);
+    }
+  } else {
+    real = read_inputs(a.inputs, a.parties, a.dim, a.input_max);
+  }
+  std::string privacy;
+  if (a.sigma_eta > 0 && a.sigma_delta > 0) {
+    p.sigma_eta = a.sigma_eta;
+    p.sigma_delta = a.sigma_delta;
+    p.neighbors = a.neighbors ? a.neighbors : std::min<std::uint32_t>(a.parties - 1, 20);
+    privacy = "σ_η and σ_Δ set by hand (no (ε, δ) claimed)";
+  } else {
+    gp::PlanRequest req;
+    req.parties = a.parties;
+    req.honest_fraction = a.honest_fraction;
+    req.epsilon = a.epsilon;
+    req.delta = a.delta;
+    req.sensitivity = a.input_max;
+    req.dim = a.dim;
+    req.trials = 100;
+    req.seed = a.seed;
+    try {
+      req.validate();
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    const gp::Plan plan = gp::make_plan(req);
+    if (!plan.found) throw UsageError("no parameters meet (ε, δ) for this n and honest fraction; see `gopa plan`");
+    p.sigma_eta = plan.sigma_eta;
+    p.sigma_delta = plan.sigma_delta;
+    p.neighbors = a.neighbors ? a.neighbors : plan.k;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "(ε=%g, δ=%g)-DP per coordinate against %.0f%% colluders (planned k=%u, 100 sampled graphs)",
+                  a.epsilon, a.delta, 100.0 * (1.0 - a.honest_fraction), plan.k);
+    privacy = buf;
+  }
+  if (auto why = p.validate()) throw UsageError(*why);
+
+  gp::RunConfig cfg;
+  cfg.params = p;
+  cfg.seed = a.seed;
+  cfg.dropouts = a.dropouts;
+  std::uint64_t deviating = a.dropouts;
+  for (const auto& c : a.cheats) {
+    const auto colon = c.find(':');
+    const auto kind = gp::cheat_from_name(c.substr(0, colon));
+    std::uint32_t count = 1;
+    if (colon != std::string::npos) {
+      const std::string n = c.substr(colon + 1);
+      if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) {
+        throw UsageError("--cheat '" + c + "': COUNT must be a positive integer");
+      }
+      count = static_cast<std::uint32_t>(std::stoul(n));
+    }
+    if (!kind || count == 0) {
+      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, cancel, output, signature, replay, missing");
+    }
+    cfg.cheats[*kind] += count;
+    deviating += count;
+  }
+  if (deviating >= a.parties) throw UsageError("--cheat/--dropouts: at least one party must stay honest");
+  std::vector<double> mean(a.dim, 0.0);
+  for (const auto& row : real) {
+    std::vector<std::uint64_t> fx;
+    for (std::uint32_t j = 0; j < a.dim; ++j) {
+      fx.push_back(static_cast<std::uint64_t>(p.to_fixed(row[j])));
+      mean[j] += row[j] / a.parties;
+    }
+    cfg.inputs.push_back(std::move(fx));
+  }
+
+  // Board: a fresh SQLite file.
+  const std::string path = a.board.empty() ? "gopa-run-" + hex8(p.session_id()) + ".db" : a.board;
+  if (std::filesystem::exists(path)) throw UsageError("--board: '" + path + "' already exists; gopa run starts a new board");
+  auto store = bb::open_store(path);
+  if (!store) {
+    std::fprintf(stderr, "gopa run: cannot create board '%s': %s\n", path.c_str(), store.error().message.c_str());
+    return kExitIo;
+  }
+  bb::LocalBoardOptions opt;
+  opt.origin = "gopa.run/" + hex8(p.session_id());
+  opt.state_path = path + ".state";
+  auto board = bb::LocalBoard::open(std::move(store).value(), opt);
+  if (!board) {
+    std::fprintf(stderr, "gopa run: cannot open board '%s': %s\n", path.c_str(), board.error().message.c_str());
+    return kExitIo;
+  }
+  const bool tty = isatty(2) != 0;
+  cfg.progress = [tty, last = std::string()](const std::string& phase, std::size_t done, std::size_t total) mutable {
+    if (!tty) return;
+    if (done == total || done % 16 == 0) std::fprintf(stderr, "\r%-32s %zu/%zu", phase.c_str(), done, total);
+    if (done == total) std::fprintf(stderr, "\n");
+    last = phase;
+  };
+  auto report = gp::run_session(cfg, *board.value());
+  if (!report) {
+    std::fprintf(stderr, "gopa run: %s\n", report.error().message.c_str());
+    return kExitIo;
+  }
+  const auto t_audit = std::chrono::steady_clock::now();
+  const gp::AuditReport audit = gp::audit_session(*board.value());
+  const double audit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_audit).count();
+  const gp::RunReport& r = report.value();
+
+  if (a.json_out) {
+    json j;
+    j["session_id"] = to_hex(r.session_id);
+    j["board"] = path;
+    j["parties"] = a.parties;
+    j["dim"] = a.dim;
+    j["neighbors"] = p.neighbors;
+    j["sigma_eta"] = p.sigma_eta;
+    j["sigma_delta"] = p.sigma_delta;
+    j["privacy"] = privacy;
+    j["estimate"] = r.estimate;
+    if (simulated) j["true_mean"] = mean;
+    j["counted"] = r.counted.size();
+    j["excluded"] = json::object();
+    for (const auto& [u, why] : r.excluded) j["excluded"][std::to_string(u)] = why;
+    j["deviating"] = json::object();
+    for (const auto& [u, kind] : r.deviating) j["deviating"][std::to_string(u)] = kind;
+    j["proof_bytes_per_party"] = r.proof_bytes_per_party;
+    j["board_entries"] = r.board_entries;
+    j["board_bytes"] = r.board_bytes;
+    for (const auto& ph : r.phases) j["seconds"][ph.name] = ph.seconds;
+    j["seconds"]["audit"] = audit_s;
+    for (const auto& c : audit.checks) j["audit"].push_back({{"check", c.name}, {"status", gp::check_status_name(c.status)}, {"detail", c.detail}});
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("session %s  board %s (%zu entries, %.1f KiB)\n", to_hex(r.session_id).substr(0, 16).c_str(),
+                path.c_str(), r.board_entries, static_cast<double>(r.board_bytes) / 1024.0);
+    std::printf("parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g\n", a.parties, a.dim, p.neighbors, p.sigma_eta, p.sigma_delta);
+    std::printf("privacy: %s\n", privacy.c_str());
+    for (std::uint32_t j = 0; j < a.dim && j < 8; ++j) {
+      if (simulated) {
+        std::printf("coordinate %u: estimate %.6f  true mean %.6f  error %+.2e\n", j, r.estimate[j], mean[j],
+                    r.estimate[j] - mean[j]);
+      } else {
+        std::printf("coordinate %u: estimate %.6f\n", j, r.estimate[j]);
+      }
+    }
+    if (a.dim > 8) std::printf("… %u more coordinates (--json prints all)\n", a.dim - 8);
+    std::printf("counted %zu/%u parties", r.counted.size(), a.parties);
+    if (r.excluded.empty()) std::printf(", nobody excluded\n");
+    else std::printf(", excluded:\n");
+    for (const auto& [u, why] : r.excluded) {
+      auto d = r.deviating.find(u);
+      std::printf("  party %u: %s%s%s\n", u, why.c_str(), d == r.deviating.end() ? "" : "   [simulated: ",
+                  d == r.deviating.end() ? "" : (d->second + "]").c_str());
+    }
+    std::printf("proof bytes per party: %zu (range + output)\n", r.proof_bytes_per_party);
+    std::printf("time:");
+    for (const auto& ph : r.phases) std::printf(" %s %.2fs;", ph.name.c_str(), ph.seconds);
+    std::printf(" audit %.2fs\n", audit_s);
+    std::printf("audit:\n");
+    for (const auto& c : audit.checks) {
+      std::printf("  %-4s %s%s%s\n", gp::check_status_name(c.status), c.name.c_str(), c.detail.empty() ? "" : " — ",
+                  c.detail.c_str());
+    }
+  }
+  if (!audit.log_ok) return kExitLogMisbehaved;
+  return audit.all_passed() && audit.misbehaving.empty() && r.excluded.empty() ? kExitOk : kExitMisbehaved;
+}
+
+int run_audit(const std::string& path, bool json_out) {
+  if (!std::filesystem::exists(path)) throw UsageError("--board: '" + path + "' does not exist");
+  bb::StoreOptions so;
+  so.create = false;
+  so.read_only = true;
+  auto store = bb::open_store(path, so);
+  if (!store) {
+    std::fprintf(stderr, "gopa audit: cannot open '%s': %s\n", path.c_str(), store.error().message.c_str());
+    return store.error().code == bb::Errc::io ? kExitIo : kExitUsage;
+  }
+  bb::LocalBoardOptions opt;
+  auto board = bb::LocalBoard::open(std::move(store).value(), opt);
+  if (!board) {
+    std::fprintf(stderr, "gopa audit: the log of '%s' is inconsistent: %s\n", path.c_str(), board.error().message.c_str());
+    return kExitLogMisbehaved;
+  }
+  const gp::AuditReport audit = gp::audit_session(*board.value());
+  if (json_out) {
+    json j;
+    j["board"] = path;
+    for (const auto& c : audit.checks) j["checks"].push_back({{"check", c.name}, {"status", gp::check_status_name(c.status)}, {"detail", c.detail}});
+    j["misbehaving"] = json::object();
+    for (const auto& [u, why] : audit.misbehaving) j["misbehaving"][std::to_string(u)] = why;
+    j["estimate"] = audit.estimate;
+    j["counted"] = audit.counted.size();
+    std::cout << j.dump(2) << "\n";
+  } else {
+    for (const auto& c : audit.checks) {
+      std::printf("%-4s %s%s%s\n", gp::check_status_name(c.status), c.name.c_str(), c.detail.empty() ? "" : " — ",
+                  c.detail.c_str());
+    }
+    for (const auto& [u, why] : audit.misbehaving) std::printf("party %u: %s\n", u, why.c_str());
+    for (std::size_t j = 0; j < audit.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, audit.estimate[j]);
+  }
+  if (!audit.log_ok) return kExitLogMisbehaved;
+  return audit.all_passed() && audit.misbehaving.empty() ? kExitOk : kExitMisbehaved;
+}
+
+template <class F>
+int guarded(const char* cmd, F&& f) {
+  try {
+    return f();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "gopa %s: %s\n", cmd, e.what());
+    return kExitUsage;
+  }
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app, Context& ctx) {
+  auto a = std::make_shared<RunArgs>();
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Verifiable private averaging end to end in one process: n parties, a coordinator and an auditor\n"
+      "on an embedded SQLite board (a new file). Prints the estimate, the error against the true mean\n"
+      "for simulated inputs, the privacy guarantee, excluded parties, proof sizes, time per phase and\n"
+      "the audit. Exit: 0 all verified, 1 a party misbehaved, 2 the log is inconsistent, 3 bad input,\n"
+      "4 I/O error.");
+  run->add_option("--parties", a->parties, "number of parties n (≥ 2)")->required()->check(CLI::Range(2u, 1u << 20));
+  run->add_option("--dim", a->dim, "coordinates per input (default 1)")->check(CLI::Range(1u, 4096u));
+  run->add_option("--inputs", a->inputs, "CSV file: one row per party, --dim numbers in [0, --input-max]; default: simulated uniform inputs");
+  run->add_option("--input-max", a->input_max, "upper end of the input domain [0, M] (the sensitivity; default 1)");
+  run->add_option("--epsilon", a->epsilon, "ε of the (ε, δ) guarantee (default 1)");
+  run->add_option("--delta", a->delta, "δ of the (ε, δ) guarantee (default 1e-5)");
+  run->add_option("--honest-fraction", a->honest_fraction, "fraction ρ of honest parties to plan for (default 1)");
+  run->add_option("--neighbors", a->neighbors, "k of the k-out graph (default: planned)");
+  run->add_option("--sigma-eta", a->sigma_eta, "set σ_η by hand (with --sigma-delta; no (ε, δ) is then claimed)");
+  run->add_option("--sigma-delta", a->sigma_delta, "set σ_Δ by hand (with --sigma-eta)");
+  run->add_option("--cheat", a->cheats,
+                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, cancel, output, signature, replay or missing")
+      ->expected(1)
+      ->take_all();
+  run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");
+  run->add_option("--board", a->board, "SQLite board file to create (default gopa-run-<session>.db)");
+  run->add_option("--seed", a->seed, "seed of the simulated parties' keys and inputs (default 1)");
+  run->add_flag("--json", a->json_out, "machine-readable output");
+  run->callback([&ctx, a] { ctx.run = [a] { return guarded("run", [&] { return run_run(*a); }); }; });
+
+  auto board = std::make_shared<std::string>();
+  auto json_out = std::make_shared<bool>(false);
+  CLI::App* audit = app.add_subcommand(
+      "audit",
+      "Re-verify a GOPA board end to end: entry signatures, the session setup, every range proof,\n"
+      "pairwise cancellation, every output proof, and the released result (PASS/FAIL/SKIP per check).\n"
+      "Exit: 0 verified, 1 a party misbehaved (named), 2 the log is inconsistent, 3 usage, 4 I/O.");
+  audit->add_option("--board", *board, "SQLite board file")->required();
+  audit->add_flag("--json", *json_out, "machine-readable output");
+  audit->callback([&ctx, board, json_out] {
+    ctx.run = [board, json_out] { return guarded("audit", [&] { return run_audit(*board, *json_out); }); };
+  });
+}
+
+}  // namespace gopa::cli

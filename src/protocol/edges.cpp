@@ -1,0 +1,162 @@
+// The communication graph and pairwise noise. Byte layouts: docs/protocol.md.
+#include "gopa/protocol/edges.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+
+#include "gopa/check.hpp"
+
+namespace gopa::protocol {
+
+namespace {
+
+void le32(std::uint8_t* out, std::uint32_t v) {
+  for (std::size_t i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+std::array<std::uint8_t, 32> sha256_parts(std::initializer_list<std::span<const std::uint8_t>> parts) {
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  for (auto p : parts) crypto_hash_sha256_update(&st, p.data(), p.size());
+  std::array<std::uint8_t, 32> out{};
+  crypto_hash_sha256_final(&st, out.data());
+  return out;
+}
+
+std::span<const std::uint8_t> str(std::string_view s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+// Plaintext of a sealed seed: session id ‖ LE32(from) ‖ LE32(to) ‖ seed.
+std::array<std::uint8_t, 72> seed_plaintext(const Seed32& seed, const Bytes32& sid,
+                                            std::uint32_t from, std::uint32_t to) {
+  std::array<std::uint8_t, 72> pt{};
+  std::memcpy(pt.data(), sid.data(), 32);
+  le32(pt.data() + 32, from);
+  le32(pt.data() + 36, to);
+  std::memcpy(pt.data() + 40, seed.data(), 32);
+  return pt;
+}
+
+}  // namespace
+
+Graph derive_graph(std::uint32_t n, std::uint32_t k, std::span<const std::uint8_t, 32> randomness) {
+  GOPA_CHECK(n >= 2 && k >= 1 && k < n, "derive_graph: need 1 ≤ k < n");
+  std::uint8_t nk[8];
+  le32(nk, n);
+  le32(nk + 4, k);
+  const auto key = sha256_parts({str("gopa/graph/v1"), randomness, nk});
+  DeterministicRng rng(key);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  edges.reserve(static_cast<std::size_t>(n) * k);
+  std::vector<std::uint32_t> picked;
+  for (std::uint32_t u = 0; u < n; ++u) {
+    picked.clear();
+    while (picked.size() < k) {
+      // Uniform over the n − 1 others: draw in [0, n−1) and skip u.
+      auto v = static_cast<std::uint32_t>(rng.uniform(n - 1));
+      if (v >= u) ++v;
+      if (std::find(picked.begin(), picked.end(), v) != picked.end()) continue;
+      picked.push_back(v);
+      edges.emplace_back(std::min(u, v), std::max(u, v));
+    }
+  }
+  return Graph::from_edges(n, edges);
+}
+
+BoxKey BoxKey::generate() {
+  crypto_init();
+  BoxKey k;
+  crypto_box_keypair(k.pk_.data(), k.sk_.data());
+  return k;
+}
+
+BoxKey BoxKey::from_seed(std::span<const std::uint8_t, 32> seed) {
+  crypto_init();
+  BoxKey k;
+  crypto_box_seed_keypair(k.pk_.data(), k.sk_.data(), seed.data());
+  return k;
+}
+
+BoxKey::~BoxKey() { sodium_memzero(sk_.data(), sk_.size()); }
+BoxKey::BoxKey(BoxKey&& o) noexcept : pk_(o.pk_), sk_(o.sk_) { sodium_memzero(o.sk_.data(), o.sk_.size()); }
+BoxKey& BoxKey::operator=(BoxKey&& o) noexcept {
+  if (this != &o) {
+    pk_ = o.pk_;
+    sk_ = o.sk_;
+    sodium_memzero(o.sk_.data(), o.sk_.size());
+  }
+  return *this;
+}
+
+std::vector<std::uint8_t> seal_edge_seed(const Seed32& seed, const Bytes32& session_id,
+                                         std::uint32_t from, std::uint32_t to, const BoxKey& sender,
+                                         const std::array<std::uint8_t, 32>& recipient_pk, Rng& rng) {
+  auto pt = seed_plaintext(seed, session_id, from, to);
+  std::vector<std::uint8_t> out(kSealedSeedSize);
+  rng.fill(std::span<std::uint8_t>(out.data(), crypto_box_NONCEBYTES));
+  const int rc = crypto_box_easy(out.data() + crypto_box_NONCEBYTES, pt.data(), pt.size(), out.data(),
+                                 recipient_pk.data(), sender.secret_key());
+  sodium_memzero(pt.data(), pt.size());
+  GOPA_CHECK(rc == 0, "crypto_box_easy failed (invalid recipient key)");
+  return out;
+}
+
+std::optional<Seed32> open_edge_seed(std::span<const std::uint8_t> sealed, const Bytes32& session_id,
+                                     std::uint32_t from, std::uint32_t to, const BoxKey& recipient,
+                                     const std::array<std::uint8_t, 32>& sender_pk) {
+  if (sealed.size() != kSealedSeedSize) return std::nullopt;
+  std::array<std::uint8_t, 72> pt{};
+  if (crypto_box_open_easy(pt.data(), sealed.data() + crypto_box_NONCEBYTES,
+                           sealed.size() - crypto_box_NONCEBYTES, sealed.data(), sender_pk.data(),
+                           recipient.secret_key()) != 0) {
+    return std::nullopt;
+  }
+  Seed32 seed{};
+  std::memcpy(seed.data(), pt.data() + 40, 32);
+  const auto expect = seed_plaintext(seed, session_id, from, to);
+  const bool bound = sodium_memcmp(expect.data(), pt.data(), 40) == 0;
+  sodium_memzero(pt.data(), pt.size());
+  if (!bound) {
+    sodium_memzero(seed.data(), seed.size());
+    return std::nullopt;  // a box for another session or edge
+  }
+  return seed;
+}
+
+EdgeNoise::~EdgeNoise() {
+  if (!delta.empty()) sodium_memzero(delta.data(), delta.size() * sizeof(delta[0]));
+}
+
+EdgeNoise derive_edge_noise(const Seed32& seed, const Bytes32& session_id, std::uint32_t lo,
+                            std::uint32_t hi, const SessionParams& params) {
+  GOPA_CHECK(lo < hi, "derive_edge_noise: edges are oriented lo < hi");
+  std::uint8_t e[8];
+  le32(e, lo);
+  le32(e + 4, hi);
+  auto key = sha256_parts({str("gopa/edge-noise/v1"), seed, session_id, e});
+  DeterministicRng stream(key);
+  sodium_memzero(key.data(), key.size());
+  EdgeNoise z;
+  z.delta.resize(params.dim);
+  z.blind.reserve(params.dim);
+  const double limit = std::ldexp(1.0, params.noise_bits);
+  for (std::uint32_t j = 0; j < params.dim; ++j) {
+    // Box–Muller on two 53-bit uniforms in (0, 1]. Δ only has to cancel; its distribution
+    // matters for privacy and is that of an honest end, which runs this code.
+    const double u1 = (static_cast<double>(stream.next_u64() >> 11) + 1.0) * 0x1p-53;
+    const double u2 = static_cast<double>(stream.next_u64() >> 11) * 0x1p-53;
+    const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    double fixed = std::nearbyint(std::ldexp(params.sigma_delta * g, params.frac_bits));
+    fixed = std::clamp(fixed, -(limit - 1), limit - 1);
+    z.delta[j] = static_cast<std::int64_t>(fixed);
+    z.blind.push_back(SecretScalar::random(stream));
+  }
+  return z;
+}
+
+}  // namespace gopa::protocol

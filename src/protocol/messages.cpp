@@ -1,0 +1,408 @@
+// Board payloads of the GOPA rounds. Layouts: docs/protocol.md §Messages.
+#include "gopa/protocol/messages.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "gopa/protocol/edges.hpp"
+
+namespace gopa::protocol {
+
+namespace {
+
+class Writer {
+ public:
+  explicit Writer(std::uint8_t version) { out_.push_back(version); }
+  void u32(std::uint32_t v) {
+    for (int i = 3; i >= 0; --i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  }
+  void bytes(std::span<const std::uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
+  void point(const Point& p) { bytes(p.encode()); }
+  void scalar(const Scalar& s) { bytes(s.encode()); }
+  Bytes take() { return std::move(out_); }
+
+ private:
+  Bytes out_;
+};
+
+// Reads untrusted bytes; every accessor checks the remaining length first and latches failure.
+class Reader {
+ public:
+  Reader(std::span<const std::uint8_t> in, std::string* why) : in_(in), why_(why) {}
+  bool fail(const std::string& m) {
+    if (ok_ && why_) *why_ = m;
+    ok_ = false;
+    return false;
+  }
+  bool ok() const { return ok_; }
+  bool need(std::size_t n, const char* what) {
+    if (!ok_) return false;
+    if (in_.size() - pos_ < n) return fail(std::string("truncated: ") + what);
+    return true;
+  }
+  std::uint8_t u8(const char* what) {
+    if (!need(1, what)) return 0;
+    return in_[pos_++];
+  }
+  std::uint32_t u32(const char* what) {
+    if (!need(4, what)) return 0;
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v = (v << 8) | in_[pos_++];
+    return v;
+  }
+  std::span<const std::uint8_t> bytes(std::size_t n, const char* what) {
+    if (!need(n, what)) return {};
+    auto s = in_.subspan(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  Point point(const char* what) {
+    auto b = bytes(32, what);
+    if (!ok_) return {};
+    auto p = Point::decode(b);
+    if (!p) {
+      fail(std::string("invalid point encoding: ") + what);
+      return {};
+    }
+    return *p;
+  }
+  Scalar scalar(const char* what) {
+    auto b = bytes(32, what);
+    if (!ok_) return {};
+    auto s = Scalar::decode(b);
+    if (!s) {
+      fail(std::string("non-canonical scalar: ") + what);
+      return {};
+    }
+    return *s;
+  }
+  bool version() {
+    if (u8("version") != kMessageVersion && ok_) return fail("unknown message version");
+    return ok_;
+  }
+  bool finish() {
+    if (ok_ && pos_ != in_.size()) return fail("trailing bytes");
+    return ok_;
+  }
+  std::size_t remaining() const { return in_.size() - pos_; }
+
+ private:
+  std::span<const std::uint8_t> in_;
+  std::size_t pos_ = 0;
+  std::string* why_;
+  bool ok_ = true;
+};
+
+template <class T>
+std::optional<T> done(Reader& r, T value) {
+  if (!r.finish()) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- setup
+
+Bytes SetupMessage::encode() const {
+  Writer w(kMessageVersion);
+  w.bytes(params.encode());
+  w.u32(static_cast<std::uint32_t>(roster.size()));
+  for (const auto& e : roster) {
+    w.bytes(e.sign_key);
+    w.bytes(e.box_key);
+  }
+  return w.take();
+}
+
+std::optional<SetupMessage> SetupMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  const auto pbytes = r.bytes(54, "session parameters");
+  if (!r.ok()) return std::nullopt;
+  std::string pwhy;
+  auto params = SessionParams::decode(pbytes, &pwhy);
+  if (!params) {
+    r.fail(pwhy);
+    return std::nullopt;
+  }
+  const std::uint32_t n = r.u32("roster size");
+  if (r.ok() && n != params->parties) {
+    r.fail("roster size differs from the number of parties");
+    return std::nullopt;
+  }
+  if (r.ok() && r.remaining() != static_cast<std::size_t>(n) * 64) {
+    r.fail("roster length does not match its size");
+    return std::nullopt;
+  }
+  SetupMessage m{*params, {}};
+  m.roster.resize(n);
+  std::set<Key32> seen_sign, seen_box;
+  for (auto& e : m.roster) {
+    auto s = r.bytes(32, "signing key");
+    auto b = r.bytes(32, "box key");
+    if (!r.ok()) return std::nullopt;
+    std::copy(s.begin(), s.end(), e.sign_key.begin());
+    std::copy(b.begin(), b.end(), e.box_key.begin());
+    if (!seen_sign.insert(e.sign_key).second || !seen_box.insert(e.box_key).second) {
+      r.fail("roster repeats a key");
+      return std::nullopt;
+    }
+  }
+  return done(r, std::move(m));
+}
+
+// ---------------------------------------------------------------- randomness
+
+Key32 randomness_commitment(const Bytes32& session_id, std::uint32_t index, const Key32& share) {
+  static constexpr std::string_view kDomain = "gopa/randomness/v1";
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+  crypto_hash_sha256_update(&st, session_id.data(), session_id.size());
+  std::uint8_t le[4];
+  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(index >> (8 * i));
+  crypto_hash_sha256_update(&st, le, sizeof le);
+  crypto_hash_sha256_update(&st, share.data(), share.size());
+  Key32 h{};
+  crypto_hash_sha256_final(&st, h.data());
+  return h;
+}
+
+Bytes SeedCommitMessage::encode() const {
+  Writer w(kMessageVersion);
+  w.bytes(randomness_commitment);
+  for (const auto& p : seed_commitments) w.point(p);
+  return w.take();
+}
+
+std::optional<SeedCommitMessage> SeedCommitMessage::decode(std::span<const std::uint8_t> in,
+                                                           std::uint32_t dim, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  SeedCommitMessage m;
+  auto h = r.bytes(32, "randomness commitment");
+  if (!r.ok()) return std::nullopt;
+  std::copy(h.begin(), h.end(), m.randomness_commitment.begin());
+  if (r.remaining() != static_cast<std::size_t>(dim) * 32) {
+    r.fail("expected one seed commitment per coordinate");
+    return std::nullopt;
+  }
+  for (std::uint32_t j = 0; j < dim; ++j) m.seed_commitments.push_back(r.point("seed commitment"));
+  return done(r, std::move(m));
+}
+
+Bytes SeedRevealMessage::encode() const {
+  Writer w(kMessageVersion);
+  w.bytes(share);
+  return w.take();
+}
+
+std::optional<SeedRevealMessage> SeedRevealMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  SeedRevealMessage m;
+  auto s = r.bytes(32, "randomness share");
+  if (!r.ok()) return std::nullopt;
+  std::copy(s.begin(), s.end(), m.share.begin());
+  return done(r, m);
+}
+
+// ---------------------------------------------------------------- edge seeds
+
+Bytes EdgeSeedMessage::encode() const {
+  Writer w(kMessageVersion);
+  w.u32(lo);
+  w.u32(hi);
+  w.bytes(seed_commitment);
+  w.bytes(sealed);
+  return w.take();
+}
+
+std::optional<EdgeSeedMessage> EdgeSeedMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  EdgeSeedMessage m;
+  m.lo = r.u32("lo");
+  m.hi = r.u32("hi");
+  if (r.ok() && m.lo >= m.hi) {
+    r.fail("edge must be given as lo < hi");
+    return std::nullopt;
+  }
+  auto c = r.bytes(32, "seed commitment");
+  auto s = r.bytes(kSealedSeedSize, "sealed seed");
+  if (!r.ok()) return std::nullopt;
+  std::copy(c.begin(), c.end(), m.seed_commitment.begin());
+  m.sealed.assign(s.begin(), s.end());
+  return done(r, std::move(m));
+}
+
+Key32 edge_seed_commitment(const Bytes32& session_id, std::uint32_t lo, std::uint32_t hi,
+                           const std::array<std::uint8_t, 32>& seed) {
+  static constexpr std::string_view kDomain = "gopa/edge-seed-commit/v1";
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+  crypto_hash_sha256_update(&st, session_id.data(), session_id.size());
+  std::uint8_t le[8];
+  for (std::size_t i = 0; i < 4; ++i) {
+    le[i] = static_cast<std::uint8_t>(lo >> (8 * i));
+    le[4 + i] = static_cast<std::uint8_t>(hi >> (8 * i));
+  }
+  crypto_hash_sha256_update(&st, le, sizeof le);
+  crypto_hash_sha256_update(&st, seed.data(), seed.size());
+  Key32 h{};
+  crypto_hash_sha256_final(&st, h.data());
+  return h;
+}
+
+// ---------------------------------------------------------------- complaints
+
+Bytes ComplaintMessage::encode() const {
+  Writer w(kMessageVersion);
+  w.bytes(std::array<std::uint8_t, 1>{static_cast<std::uint8_t>(kind)});
+  w.u32(lo);
+  w.u32(hi);
+  w.bytes(seed);
+  return w.take();
+}
+
+std::optional<ComplaintMessage> ComplaintMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  ComplaintMessage m;
+  const std::uint8_t k = r.u8("complaint kind");
+  if (r.ok() && k != 1 && k != 2) {
+    r.fail("unknown complaint kind");
+    return std::nullopt;
+  }
+  m.kind = static_cast<ComplaintKind>(k);
+  m.lo = r.u32("lo");
+  m.hi = r.u32("hi");
+  if (r.ok() && m.lo >= m.hi) {
+    r.fail("edge must be given as lo < hi");
+    return std::nullopt;
+  }
+  auto s = r.bytes(32, "seed");
+  if (!r.ok()) return std::nullopt;
+  std::copy(s.begin(), s.end(), m.seed.begin());
+  if (m.kind == ComplaintKind::bad_box && std::any_of(m.seed.begin(), m.seed.end(), [](std::uint8_t b) { return b != 0; })) {
+    r.fail("a bad-box complaint carries no seed");
+    return std::nullopt;
+  }
+  return done(r, m);
+}
+
+// ---------------------------------------------------------------- commitments
+
+Bytes CommitMessage::encode() const {
+  Writer w(kMessageVersion);
+  for (const auto& p : inputs) w.point(p);
+  w.u32(static_cast<std::uint32_t>(neighbours.size()));
+  for (auto v : neighbours) w.u32(v);
+  for (const auto& p : edge_terms) w.point(p);
+  for (const auto& p : noise) w.point(p);
+  w.u32(static_cast<std::uint32_t>(range_proof.size()));
+  w.bytes(range_proof);
+  return w.take();
+}
+
+std::optional<CommitMessage> CommitMessage::decode(std::span<const std::uint8_t> in, std::uint32_t dim,
+                                                   std::uint32_t parties, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  CommitMessage m;
+  if (!r.need(static_cast<std::size_t>(dim) * 32, "input commitments")) return std::nullopt;
+  for (std::uint32_t j = 0; j < dim; ++j) m.inputs.push_back(r.point("input commitment"));
+  const std::uint32_t deg = r.u32("neighbour count");
+  if (r.ok() && deg >= parties) {
+    r.fail("more neighbours than parties");
+    return std::nullopt;
+  }
+  if (!r.need(static_cast<std::size_t>(deg) * 4, "neighbours")) return std::nullopt;
+  for (std::uint32_t i = 0; i < deg; ++i) {
+    const std::uint32_t v = r.u32("neighbour");
+    if (v >= parties || (!m.neighbours.empty() && v <= m.neighbours.back())) {
+      r.fail("neighbours must be distinct party indices in increasing order");
+      return std::nullopt;
+    }
+    m.neighbours.push_back(v);
+  }
+  if (!r.need(static_cast<std::size_t>(deg) * dim * 32, "edge commitments")) return std::nullopt;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(deg) * dim; ++i) m.edge_terms.push_back(r.point("edge commitment"));
+  if (!r.need(static_cast<std::size_t>(dim) * 32, "noise commitments")) return std::nullopt;
+  for (std::uint32_t j = 0; j < dim; ++j) m.noise.push_back(r.point("noise commitment"));
+  const std::uint32_t len = r.u32("range proof length");
+  auto proof = r.bytes(len, "range proof");
+  if (!r.ok()) return std::nullopt;
+  m.range_proof.assign(proof.begin(), proof.end());
+  return done(r, std::move(m));
+}
+
+// ---------------------------------------------------------------- masked values
+
+Bytes MaskedMessage::encode() const {
+  Writer w(kMessageVersion);
+  for (const auto& s : xhat) w.scalar(s);
+  w.bytes(proof.encode());
+  return w.take();
+}
+
+std::optional<MaskedMessage> MaskedMessage::decode(std::span<const std::uint8_t> in, std::uint32_t dim,
+                                                   std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  if (r.remaining() != static_cast<std::size_t>(dim) * 32 + OutputProof::kSize) {
+    r.fail("masked value message has the wrong length");
+    return std::nullopt;
+  }
+  MaskedMessage m;
+  for (std::uint32_t j = 0; j < dim; ++j) m.xhat.push_back(r.scalar("masked value"));
+  auto pb = r.bytes(OutputProof::kSize, "output proof");
+  if (!r.ok()) return std::nullopt;
+  auto p = OutputProof::decode(pb);
+  if (!p) {
+    r.fail("invalid output proof encoding");
+    return std::nullopt;
+  }
+  m.proof = *p;
+  return done(r, std::move(m));
+}
+
+// ---------------------------------------------------------------- result
+
+Bytes ResultMessage::encode() const {
+  Writer w(kMessageVersion);
+  w.u32(static_cast<std::uint32_t>(counted.size()));
+  for (auto u : counted) w.u32(u);
+  for (const auto& s : sum) w.scalar(s);
+  return w.take();
+}
+
+std::optional<ResultMessage> ResultMessage::decode(std::span<const std::uint8_t> in, std::uint32_t dim,
+                                                   std::uint32_t parties, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  ResultMessage m;
+  const std::uint32_t c = r.u32("count");
+  if (r.ok() && c > parties) {
+    r.fail("more counted parties than parties");
+    return std::nullopt;
+  }
+  if (!r.need(static_cast<std::size_t>(c) * 4, "counted parties")) return std::nullopt;
+  for (std::uint32_t i = 0; i < c; ++i) {
+    const std::uint32_t u = r.u32("counted party");
+    if (u >= parties || (!m.counted.empty() && u <= m.counted.back())) {
+      r.fail("counted parties must be distinct indices in increasing order");
+      return std::nullopt;
+    }
+    m.counted.push_back(u);
+  }
+  if (!r.need(static_cast<std::size_t>(dim) * 32, "sum")) return std::nullopt;
+  for (std::uint32_t j = 0; j < dim; ++j) m.sum.push_back(r.scalar("sum"));
+  return done(r, std::move(m));
+}
+
+}  // namespace gopa::protocol

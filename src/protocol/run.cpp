@@ -1,0 +1,1012 @@
+// GOPA in one process over a board, and the auditor. Protocol: include/gopa/protocol/run.hpp,
+// docs/protocol.md.
+#include "gopa/protocol/run.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <memory>
+#include <numbers>
+#include <optional>
+#include <set>
+
+#include "gopa/pedersen.hpp"
+#include "gopa/protocol/edges.hpp"
+#include "gopa/protocol/messages.hpp"
+#include "gopa/protocol/output.hpp"
+#include "gopa/sigma/range.hpp"
+#include "gopa/transcript.hpp"
+
+namespace gopa::protocol {
+
+namespace {
+
+using bulletin::Entry;
+using bulletin::Errc;
+using bulletin::MessageType;
+using bulletin::PublicKey;
+using bulletin::SigningKey;
+using bulletin::make_error;
+
+constexpr std::string_view kPartyTranscript = "gopa/party v1";
+constexpr std::uint32_t kRoundSetup = 1, kRoundSeedCommit = 2, kRoundSeedReveal = 3, kRoundEdgeSeed = 4,
+                        kRoundCommit = 5, kRoundMasked = 6, kRoundResult = 7;
+
+Key32 derive_key(std::uint64_t seed, std::string_view label, std::uint32_t index) {
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, 32);
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
+  std::uint8_t b[12];
+  for (std::size_t i = 0; i < 8; ++i) b[i] = static_cast<std::uint8_t>(seed >> (8 * i));
+  for (std::size_t i = 0; i < 4; ++i) b[8 + i] = static_cast<std::uint8_t>(index >> (8 * i));
+  crypto_generichash_update(&st, b, sizeof b);
+  Key32 k{};
+  crypto_generichash_final(&st, k.data(), k.size());
+  return k;
+}
+
+// The public part y_j of party u's noise seed j: 32 bits of
+// BLAKE2b-256("gopa/noise-public/v1" ‖ y ‖ LE32(u) ‖ LE32(j)), y the joint randomness.
+std::uint32_t noise_public_part(const Key32& y, std::uint32_t u, std::uint32_t j) {
+  static constexpr std::string_view kDomain = "gopa/noise-public/v1";
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, 32);
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+  crypto_generichash_update(&st, y.data(), y.size());
+  std::uint8_t b[8];
+  for (std::size_t i = 0; i < 4; ++i) {
+    b[i] = static_cast<std::uint8_t>(u >> (8 * i));
+    b[4 + i] = static_cast<std::uint8_t>(j >> (8 * i));
+  }
+  crypto_generichash_update(&st, b, sizeof b);
+  Key32 h{};
+  crypto_generichash_final(&st, h.data(), h.size());
+  return static_cast<std::uint32_t>(h[0]) | static_cast<std::uint32_t>(h[1]) << 8 |
+         static_cast<std::uint32_t>(h[2]) << 16 | static_cast<std::uint32_t>(h[3]) << 24;
+}
+
+Transcript party_transcript(const Bytes32& sid, std::uint32_t index, std::string_view what) {
+  Transcript t(kPartyTranscript);
+  t.append_message("session", sid);
+  t.append_u64("party", index);
+  t.append_message("statement", what);
+  return t;
+}
+
+std::shared_ptr<const GeneratorSet> range_gens(const SessionParams& p) {
+  return GeneratorSet::get("gopa", sigma::range_generators(p.input_bits, p.dim));
+}
+
+// Joint public randomness: SHA-256 over the revealed shares in party order.
+Key32 joint_randomness(const Bytes32& sid, const std::map<std::uint32_t, Key32>& shares) {
+  static constexpr std::string_view kDomain = "gopa/joint-randomness/v1";
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+  crypto_hash_sha256_update(&st, sid.data(), sid.size());
+  for (const auto& [u, s] : shares) {
+    std::uint8_t le[4];
+    for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(u >> (8 * i));
+    crypto_hash_sha256_update(&st, le, sizeof le);
+    crypto_hash_sha256_update(&st, s.data(), s.size());
+  }
+  Key32 y{};
+  crypto_hash_sha256_final(&st, y.data());
+  return y;
+}
+
+// Appends a round's entries from several threads, so the board's sequencer commits them in
+// groups (one transaction and one fsync per group) instead of one fsync per entry.
+bulletin::Status append_all(bulletin::Board& board, const std::vector<Bytes>& entries) {
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::optional<bulletin::Error> first_error;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < entries.size(); i = next++) {
+      auto r = board.append(entries[i]);
+      if (!r) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!first_error) first_error = r.error();
+        return;
+      }
+    }
+  };
+  const std::size_t threads = std::min<std::size_t>(32, std::max<std::size_t>(1, entries.size()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (first_error) return *first_error;
+  return {};
+}
+
+
+// What the board says, decoded and indexed by party. Only entries signed by the roster key of
+// the party they claim to come from, for the session of the setup entry, are kept.
+struct View {
+  std::optional<SetupMessage> setup;
+  Bytes32 sid{};
+  PublicKey coordinator{};
+  std::map<PublicKey, std::uint32_t> index_of;
+  std::map<std::uint32_t, SeedCommitMessage> seed_commits;
+  std::map<std::uint32_t, SeedRevealMessage> reveals;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, EdgeSeedMessage> edge_seeds;
+  std::vector<std::pair<std::uint32_t, ComplaintMessage>> complaints;  // (sender, complaint)
+  std::map<std::uint32_t, CommitMessage> commits;
+  std::map<std::uint32_t, MaskedMessage> masked;
+  std::optional<ResultMessage> result;
+  std::map<std::uint32_t, std::string> malformed;  // party → first malformed message
+  std::vector<std::string> log_problems;
+  std::size_t entries = 0, bytes = 0;
+};
+
+bulletin::Result<View> read_view(bulletin::Board& board) {
+  View v;
+  auto cp = board.checkpoint();
+  if (!cp) return cp.error();
+  auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
+  if (!opened) return opened.error();
+  const std::uint64_t size = opened.value().size;
+  for (std::uint64_t at = 0; at < size; at += 1024) {
+    auto batch = board.read(at, std::min(size, at + 1024));
+    if (!batch) return batch.error();
+    for (const auto& raw : batch.value()) {
+      ++v.entries;
+      v.bytes += raw.size();
+      auto e = bulletin::decode_entry(raw);
+      if (!e) {
+        v.log_problems.push_back(std::string("entry rejected: ") + e.error().message);
+        continue;
+      }
+      const Entry& en = e.value();
+      if (en.payload_kind != bulletin::PayloadKind::inline_bytes) {
+        v.log_problems.push_back("blob payloads are not used by this protocol version");
+        continue;
+      }
+      if (en.type == MessageType::session_setup) {
+        if (v.setup) {
+          v.log_problems.push_back("second session setup ignored");
+          continue;
+        }
+        std::string why;
+        auto s = SetupMessage::decode(en.payload, &why);
+        if (!s) return make_error(Errc::malformed, "session setup: " + why);
+        if (s->params.session_id() != en.session_id) {
+          return make_error(Errc::malformed, "session setup: entry's session id is not the parameters' id");
+        }
+        v.setup = std::move(*s);
+        v.sid = en.session_id;
+        v.coordinator = en.sender;
+        for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.index_of[v.setup->roster[u].sign_key] = u;
+        continue;
+      }
+      if (!v.setup || en.session_id != v.sid) {
+        v.log_problems.push_back("entry outside the session ignored");
+        continue;
+      }
+      const SessionParams& p = v.setup->params;
+      if (en.type == MessageType::result) {
+        if (en.sender != v.coordinator) continue;
+        v.result = ResultMessage::decode(en.payload, p.dim, p.parties);
+        continue;
+      }
+      auto it = v.index_of.find(en.sender);
+      if (it == v.index_of.end()) {
+        v.log_problems.push_back("entry from a key outside the roster ignored");
+        continue;
+      }
+      const std::uint32_t u = it->second;
+      std::string why;
+      auto bad = [&](const char* what) { v.malformed.emplace(u, std::string(what) + ": " + why); };
+      // A party's first message of each kind counts; later ones are ignored (the board already
+      // refuses a different message under the same sequence number as equivocation).
+      switch (en.type) {
+        case MessageType::noise_seed_commit:
+          if (auto m = SeedCommitMessage::decode(en.payload, p.dim, &why)) v.seed_commits.emplace(u, std::move(*m));
+          else bad("seed commitment");
+          break;
+        case MessageType::noise_seed_reveal:
+          if (auto m = SeedRevealMessage::decode(en.payload, &why)) v.reveals.emplace(u, *m);
+          else bad("randomness reveal");
+          break;
+        case MessageType::edge_seed:
+          if (auto m = EdgeSeedMessage::decode(en.payload, &why); m && m->lo == u && m->hi < p.parties) {
+            v.edge_seeds.emplace(std::make_pair(m->lo, m->hi), std::move(*m));
+          } else {
+            bad("edge seed");
+          }
+          break;
+        case MessageType::complaint:
+          if (auto m = ComplaintMessage::decode(en.payload, &why); m && (m->lo == u || m->hi == u) && m->hi < p.parties) {
+            v.complaints.emplace_back(u, *m);
+          } else {
+            bad("complaint");
+          }
+          break;
+        case MessageType::commitment:
+          if (auto m = CommitMessage::decode(en.payload, p.dim, p.parties, &why)) v.commits.emplace(u, std::move(*m));
+          else bad("commitments");
+          break;
+        case MessageType::masked_value:
+          if (auto m = MaskedMessage::decode(en.payload, p.dim, &why)) v.masked.emplace(u, std::move(*m));
+          else bad("masked value");
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  if (!v.setup) return make_error(Errc::not_found, "the board holds no session setup");
+  return v;
+}
+
+using Edge = std::pair<std::uint32_t, std::uint32_t>;  // (lo, hi)
+Edge edge_of(std::uint32_t a, std::uint32_t b) { return {std::min(a, b), std::max(a, b)}; }
+
+// Edges left out because their recipient could not open the sealed seed to the committed seed.
+std::set<Edge> dropped_edges(const View& v) {
+  std::set<Edge> out;
+  for (const auto& [sender, c] : v.complaints) {
+    if (c.kind == ComplaintKind::bad_box && sender == c.hi) out.insert({c.lo, c.hi});
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> effective_neighbours(const Graph& g, const std::set<Edge>& dropped, std::uint32_t u) {
+  std::vector<std::uint32_t> out;
+  for (auto w : g.neighbours(u)) {
+    if (!dropped.count(edge_of(u, w))) out.push_back(w);
+  }
+  return out;
+}
+
+// The pairwise terms of u on the edge {u, w} (u's orientation), from the edge's seed.
+std::vector<std::int64_t> terms_for(const EdgeNoise& z, std::uint32_t u, std::uint32_t w) {
+  std::vector<std::int64_t> d = z.delta;
+  if (u > w) {
+    for (auto& x : d) x = -x;
+  }
+  return d;
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// One simulated party: honest unless given a cheat.
+class Party {
+ public:
+  Party(std::uint32_t index, std::uint64_t seed, std::vector<std::uint64_t> input)
+      : index_(index),
+        sign_(SigningKey::from_seed(derive_key(seed, "gopa/sim/sign", index))),
+        box_(BoxKey::from_seed(derive_key(seed, "gopa/sim/box", index))),
+        rng_(derive_key(seed, "gopa/sim/rng", index)),
+        input_(std::move(input)) {}
+
+  std::optional<CheatKind> cheat;
+  bool dropout = false;
+
+  RosterEntry roster_entry() const { return {sign_.public_key(), box_.public_key()}; }
+  std::uint32_t index() const { return index_; }
+
+  // A signed entry for this party (appended later, in a batch with the other parties').
+  Bytes entry(const Bytes32& sid, std::uint32_t round, MessageType type, Bytes payload,
+              const PublicKey& recipient = {}) {
+    Entry e;
+    e.session_id = sid;
+    e.round = round;
+    e.type = type;
+    e.recipient = recipient;
+    e.sequence = sequence_++;
+    e.payload = std::move(payload);
+    if (cheat == CheatKind::signature && type == MessageType::masked_value) {
+      // Signed by another key, presented as ours: the board must refuse it.
+      const SigningKey other = SigningKey::generate();
+      Bytes wrong = bulletin::sign_entry(e, other);
+      e.signature = bulletin::decode_entry_unverified(wrong).value().signature;
+      e.sender = sign_.public_key();
+      return bulletin::encode_entry(e);
+    }
+    return bulletin::sign_entry(e, sign_);
+  }
+
+  SeedCommitMessage seed_commit(const Bytes32& sid, const SessionParams& p) {
+    rng_.fill(share_);
+    auto gens = GeneratorSet::get("gopa", 0);
+    SeedCommitMessage m;
+    m.randomness_commitment = randomness_commitment(sid, index_, share_);
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      seed_private_.push_back(static_cast<std::uint32_t>(rng_.next_u64()));
+      seed_blind_.push_back(SecretScalar::random(rng_));
+      m.seed_commitments.push_back(commit(SecretScalar::from_u64(seed_private_.back()), seed_blind_.back(), *gens));
+    }
+    return m;
+  }
+  const Key32& share() const { return share_; }
+
+  Bytes seal_seed(const Bytes32& sid, std::uint32_t hi, const Key32& hi_box, const SessionParams& p) {
+    Seed32 seed{};
+    rng_.fill(seed);
+    edges_.emplace(hi, derive_edge_noise(seed, sid, index_, hi, p));
+    seeds_[hi] = seed;
+    Bytes sealed = seal_edge_seed(seed, sid, index_, hi, box_, hi_box, rng_);
+    EdgeSeedMessage m{index_, hi, edge_seed_commitment(sid, index_, hi, seed), std::move(sealed)};
+    sodium_memzero(seed.data(), seed.size());
+    return m.encode();
+  }
+
+  // Opens a sealed seed from lo; false (a bad-box complaint is due) if it does not open to the
+  // seed lo committed to.
+  bool accept_seed(const Bytes32& sid, const EdgeSeedMessage& m, const Key32& lo_box, const SessionParams& p) {
+    auto seed = open_edge_seed(m.sealed, sid, m.lo, m.hi, box_, lo_box);
+    if (!seed || edge_seed_commitment(sid, m.lo, m.hi, *seed) != m.seed_commitment) return false;
+    edges_.emplace(m.lo, derive_edge_noise(*seed, sid, m.lo, m.hi, p));
+    seeds_[m.lo] = *seed;
+    sodium_memzero(seed->data(), seed->size());
+    return true;
+  }
+  void drop_edge(std::uint32_t w) {
+    edges_.erase(w);
+    seeds_.erase(w);
+  }
+  const Seed32* seed_with(std::uint32_t w) const {
+    auto it = seeds_.find(w);
+    return it == seeds_.end() ? nullptr : &it->second;
+  }
+
+  CommitMessage commitments(const Bytes32& sid, const SessionParams& p, const Key32& public_randomness) {
+    auto gens = range_gens(p);
+    CommitMessage m;
+    std::vector<SecretScalar> values;
+    std::vector<Point> honest_commitments;
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      values.push_back(SecretScalar::from_u64(input_[j]));
+      input_blind_.push_back(SecretScalar::random(rng_));
+      honest_commitments.push_back(commit(values.back(), input_blind_.back(), *gens));
+    }
+    Transcript t = party_transcript(sid, index_, "input range");
+    auto proof = sigma::prove_range(t, *gens, p.input_bits, honest_commitments, values, input_blind_, rng_);
+    GOPA_CHECK(proof.has_value(), "simulated inputs are in range");
+    m.range_proof = proof->encode();
+    m.inputs = honest_commitments;
+    if (cheat == CheatKind::range) {
+      // Commits to x + 2^b instead (and keeps X̂ consistent with that): only the range proof,
+      // made for the in-range value, can catch it.
+      input_shift_ = Scalar::from_u64(std::uint64_t{1} << (p.input_bits == 64 ? 63 : p.input_bits)) +
+                     (p.input_bits == 64 ? Scalar::from_u64(std::uint64_t{1} << 63) : Scalar::zero());
+      m.inputs[0] += gens->G() * input_shift_;
+    }
+    bool shifted = false;
+    for (const auto& [v, z] : edges_) {
+      m.neighbours.push_back(v);
+      const auto d = terms_for(z, index_, v);
+      for (std::uint32_t j = 0; j < p.dim; ++j) {
+        std::int64_t dj = d[j];
+        if (cheat == CheatKind::cancel && !shifted && j == 0) {
+          dj += std::int64_t{1} << p.frac_bits;  // one unit of bias hidden in a pairwise term
+          cancel_shift_ = {v, std::int64_t{1} << p.frac_bits};
+          shifted = true;
+        }
+        SecretScalar r = index_ < v ? z.blind[j].clone() : -z.blind[j];
+        m.edge_terms.push_back(commit(SecretScalar(scalar_from_signed(dj)), r, *gens));
+      }
+    }
+    // η_j ~ N(0, σ_η²) from the seed s_j = (x_j + y_j) mod 2^32 (y_j public). The proof of this
+    // step (circuits/) is not attached yet.
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      const std::uint32_t s = seed_private_[j] + noise_public_part(public_randomness, index_, j);  // mod 2^32
+      Key32 k = derive_key((std::uint64_t{j} << 32) | s, "gopa/noise-expand", index_);
+      DeterministicRng nr(k);
+      const double u1 = (static_cast<double>(nr.next_u64() >> 11) + 1.0) * 0x1p-53;
+      const double u2 = static_cast<double>(nr.next_u64() >> 11) * 0x1p-53;
+      const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+      eta_.push_back(p.to_fixed(p.sigma_eta * g));
+      eta_blind_.push_back(SecretScalar::random(rng_));
+      m.noise.push_back(commit(SecretScalar(scalar_from_signed(eta_.back())), eta_blind_.back(), *gens));
+      sodium_memzero(k.data(), k.size());
+    }
+    return m;
+  }
+
+  MaskedMessage masked(const Bytes32& sid, const SessionParams& p, const CommitMessage& mine) {
+    auto gens = range_gens(p);
+    MaskedMessage m;
+    std::vector<Point> combined;
+    std::vector<SecretScalar> blind;
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      Scalar x = Scalar::from_u64(input_[j]) + scalar_from_signed(eta_[j]);
+      if (j == 0) x += input_shift_;
+      SecretScalar r = input_blind_[j] + eta_blind_[j];
+      Point c = mine.inputs[j] + mine.noise[j];
+      std::size_t i = 0;
+      for (const auto& [v, z] : edges_) {
+        const auto d = terms_for(z, index_, v);
+        x += scalar_from_signed(d[j]);
+        if (j == 0 && cancel_shift_ && cancel_shift_->first == v) x += scalar_from_signed(cancel_shift_->second);
+        if (index_ < v) r += z.blind[j];
+        else r -= z.blind[j];
+        c += mine.edge_terms[i * p.dim + j];
+        ++i;
+      }
+      m.xhat.push_back(x);
+      combined.push_back(c);
+      blind.push_back(std::move(r));
+    }
+    Transcript t = party_transcript(sid, index_, "output");
+    m.proof = prove_output(t, *gens, combined, m.xhat, blind, rng_);
+    if (cheat == CheatKind::output) m.xhat[0] += Scalar::one();
+    return m;
+  }
+
+ private:
+  std::uint32_t index_;
+  SigningKey sign_;
+  BoxKey box_;
+  DeterministicRng rng_;
+  std::vector<std::uint64_t> input_;
+  std::uint64_t sequence_ = 0;
+  Key32 share_{};
+  std::vector<std::uint32_t> seed_private_;
+  std::vector<SecretScalar> seed_blind_;
+  std::map<std::uint32_t, EdgeNoise> edges_;
+  std::map<std::uint32_t, Seed32> seeds_;
+  std::vector<SecretScalar> input_blind_;
+  std::vector<std::int64_t> eta_;
+  std::vector<SecretScalar> eta_blind_;
+  Scalar input_shift_;
+  std::optional<std::pair<std::uint32_t, std::int64_t>> cancel_shift_;
+};
+
+// The combined commitment C_x + Σ C_uv + C_η of coordinate j, from a commit message.
+Point combined_commitment(const CommitMessage& m, std::uint32_t dim, std::uint32_t j) {
+  Point c = m.inputs[j] + m.noise[j];
+  for (std::size_t i = 0; i < m.neighbours.size(); ++i) c += m.edge_terms[i * dim + j];
+  return c;
+}
+
+// Position of w in u's neighbour list, if there.
+std::optional<std::size_t> slot_of(const CommitMessage& m, std::uint32_t w) {
+  auto pos = std::lower_bound(m.neighbours.begin(), m.neighbours.end(), w);
+  if (pos == m.neighbours.end() || *pos != w) return std::nullopt;
+  return static_cast<std::size_t>(pos - m.neighbours.begin());
+}
+
+// Whether u's committed terms on edge {u, w} follow from the edge's noise.
+bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std::uint32_t w, const EdgeNoise& z,
+                  const GeneratorSet& gens, std::uint32_t dim) {
+  const auto d = terms_for(z, u, w);
+  for (std::uint32_t j = 0; j < dim; ++j) {
+    const Scalar r = u < w ? z.blind[j].declassify() : -z.blind[j].declassify();
+    if (!(commit_public(scalar_from_signed(d[j]), r, gens) == m.edge_terms[slot * dim + j])) return false;
+  }
+  return true;
+}
+
+// The checks the coordinator, the parties and the auditor all run.
+struct Verdict {
+  std::map<std::uint32_t, std::string> bad;
+  std::vector<AuditCheck> checks;
+  std::vector<std::uint32_t> counted;
+  std::vector<Scalar> sum;
+  std::set<Edge> unresolved;  // edges to excluded parties whose seed nobody has revealed yet
+};
+
+// final_judgement = false: the base verdict, without excluding parties for seeds they have not
+// revealed yet (what the parties use to decide which seeds round 6b must reveal: only edges to
+// parties excluded for their own deviation, never an honest–honest edge).
+Verdict judge(const View& v, const Graph& g, bool final_judgement = true) {
+  const SessionParams& p = v.setup->params;
+  Verdict out;
+  auto blame = [&](std::uint32_t u, const std::string& why) { out.bad.emplace(u, why); };
+  for (const auto& [u, why] : v.malformed) blame(u, "malformed message: " + why);
+  auto gens = range_gens(p);
+
+  // Randomness shares open their commitments.
+  std::size_t reveal_fail = 0;
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    auto c = v.seed_commits.find(u);
+    auto r = v.reveals.find(u);
+    if (c == v.seed_commits.end() || r == v.reveals.end()) {
+      blame(u, "missing randomness commitment or reveal");
+      ++reveal_fail;
+    } else if (randomness_commitment(v.sid, u, r->second.share) != c->second.randomness_commitment) {
+      blame(u, "randomness reveal does not open its commitment");
+      ++reveal_fail;
+    }
+  }
+  out.checks.push_back({"randomness commit-reveal", reveal_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                        std::to_string(p.parties - reveal_fail) + "/" + std::to_string(p.parties) + " parties"});
+
+  // Pairwise seeds: every edge of the graph has its sealed seed from lo.
+  const std::set<Edge> dropped = dropped_edges(v);
+  std::size_t seed_fail = 0;
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    for (auto w : g.neighbours(u)) {
+      if (w > u && !v.edge_seeds.count({u, w})) {
+        blame(u, "no sealed seed for the edge to " + std::to_string(w));
+        ++seed_fail;
+      }
+    }
+  }
+  out.checks.push_back({"pairwise seeds sent", seed_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                        std::to_string(g.edges()) + " edges, " + std::to_string(dropped.size()) + " dropped by complaint"});
+
+  // Revealed seeds must open lo's commitment; a false reveal names its sender.
+  std::map<Edge, EdgeNoise> opened;
+  for (const auto& [sender, c] : v.complaints) {
+    if (c.kind != ComplaintKind::seed_reveal) continue;
+    const Edge e{c.lo, c.hi};
+    auto s = v.edge_seeds.find(e);
+    if (s == v.edge_seeds.end() || edge_seed_commitment(v.sid, c.lo, c.hi, c.seed) != s->second.seed_commitment) {
+      blame(sender, "revealed a seed that does not open the edge's commitment");
+      continue;
+    }
+    if (!opened.count(e)) opened.emplace(e, derive_edge_noise(c.seed, v.sid, c.lo, c.hi, p));
+  }
+
+  // Each party's neighbour list is its neighbourhood in the graph, less dropped edges.
+  std::size_t graph_fail = 0;
+  for (const auto& [u, m] : v.commits) {
+    if (effective_neighbours(g, dropped, u) != m.neighbours) {
+      blame(u, "commitments name neighbours other than the graph's");
+      ++graph_fail;
+    }
+  }
+  out.checks.push_back({"neighbour lists match the graph", graph_fail == 0 ? CheckStatus::pass : CheckStatus::fail, ""});
+
+  // Range proofs.
+  std::size_t range_fail = 0;
+  for (const auto& [u, m] : v.commits) {
+    auto proof = sigma::RangeProof::decode(m.range_proof);
+    Transcript t = party_transcript(v.sid, u, "input range");
+    if (!proof || proof->bits != p.input_bits || proof->d != p.dim) {
+      blame(u, "range proof malformed");
+      ++range_fail;
+      continue;
+    }
+    auto r = sigma::verify_range(t, *gens, sigma::RangeStatement{p.input_bits, m.inputs}, *proof);
+    if (!r) {
+      blame(u, std::string("input out of range (range proof rejected: ") + r.message + ")");
+      ++range_fail;
+    }
+  }
+  out.checks.push_back({"input range proofs", range_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                        std::to_string(v.commits.size() - range_fail) + "/" + std::to_string(v.commits.size()) + " valid"});
+
+  // Cancellation: C_uv + C_vu = identity; a failing edge is settled by its revealed seed.
+  std::size_t cancel_fail = 0, edges_checked = 0;
+  for (const auto& [u, mu] : v.commits) {
+    for (std::size_t i = 0; i < mu.neighbours.size(); ++i) {
+      const std::uint32_t w = mu.neighbours[i];
+      if (w < u) continue;
+      auto mw = v.commits.find(w);
+      if (mw == v.commits.end()) continue;
+      auto k = slot_of(mw->second, u);
+      if (!k) continue;  // w's list is wrong: already blamed
+      ++edges_checked;
+      bool cancels = true;
+      for (std::uint32_t j = 0; j < p.dim && cancels; ++j) {
+        cancels = (mu.edge_terms[i * p.dim + j] + mw->second.edge_terms[*k * p.dim + j]).is_identity();
+      }
+      if (cancels) continue;
+      ++cancel_fail;
+      auto z = opened.find({u, w});
+      if (z == opened.end()) {
+        blame(u, "pairwise term with " + std::to_string(w) + " does not cancel and no seed was revealed");
+        blame(w, "pairwise term with " + std::to_string(u) + " does not cancel and no seed was revealed");
+        continue;
+      }
+      if (!terms_follow(mu, i, u, w, z->second, *gens, p.dim)) {
+        blame(u, "pairwise term with " + std::to_string(w) + " does not follow from the revealed edge seed");
+      }
+      if (!terms_follow(mw->second, *k, w, u, z->second, *gens, p.dim)) {
+        blame(w, "pairwise term with " + std::to_string(u) + " does not follow from the revealed edge seed");
+      }
+    }
+  }
+  out.checks.push_back({"pairwise cancellation", cancel_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                        std::to_string(edges_checked - cancel_fail) + "/" + std::to_string(edges_checked) +
+                            " edges cancel; failures settled by revealed seeds"});
+
+  out.checks.push_back({"noise sampled from committed seeds", CheckStatus::skip,
+                        "the Gaussian sampling proof is not attached in this protocol version"});
+
+  // Output correctness.
+  std::size_t out_fail = 0;
+  for (const auto& [u, m] : v.masked) {
+    auto c = v.commits.find(u);
+    if (c == v.commits.end()) {
+      blame(u, "masked value without commitments");
+      ++out_fail;
+      continue;
+    }
+    std::vector<Point> combined;
+    for (std::uint32_t j = 0; j < p.dim; ++j) combined.push_back(combined_commitment(c->second, p.dim, j));
+    Transcript t = party_transcript(v.sid, u, "output");
+    if (!verify_output(t, *gens, combined, m.xhat, m.proof)) {
+      blame(u, "masked value inconsistent with its commitments (output proof rejected)");
+      ++out_fail;
+    }
+  }
+  out.checks.push_back({"output correctness proofs", out_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                        std::to_string(v.masked.size() - out_fail) + "/" + std::to_string(v.masked.size()) + " valid"});
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    if (!v.commits.count(u)) blame(u, "no commitments published (dropped out)");
+    else if (!v.masked.count(u)) blame(u, "no masked value published");
+  }
+
+  // Counted parties, and removal of their pairwise terms with excluded neighbours (the seeds of
+  // those edges are revealed in round 6b). A counted party whose edge to an excluded neighbour
+  // stays closed withheld its seed: it is excluded too, and the closure repeats (its own
+  // counted neighbours must then reveal theirs: gopa's roles answer until nothing is pending).
+  std::set<std::uint32_t> counted;
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    if (!out.bad.count(u)) counted.insert(u);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto u : std::set<std::uint32_t>(counted)) {
+      for (auto w : effective_neighbours(g, dropped, u)) {
+        if (counted.count(w) || opened.count(edge_of(u, w))) continue;
+        out.unresolved.insert(edge_of(u, w));
+        if (final_judgement && counted.erase(u)) {
+          blame(u, "did not reveal its pairwise seed with excluded party " + std::to_string(w));
+          changed = true;
+        }
+      }
+    }
+  }
+  out.sum.assign(p.dim, Scalar::zero());
+  for (auto u : counted) {
+    const auto& m = v.masked.at(u);
+    for (std::uint32_t j = 0; j < p.dim; ++j) out.sum[j] += m.xhat[j];
+    for (auto w : effective_neighbours(g, dropped, u)) {
+      if (counted.count(w)) continue;
+      auto z = opened.find(edge_of(u, w));
+      if (z == opened.end()) continue;  // unresolved: reported above
+      const auto d = terms_for(z->second, u, w);
+      for (std::uint32_t j = 0; j < p.dim; ++j) out.sum[j] -= scalar_from_signed(d[j]);
+    }
+    out.counted.push_back(u);
+  }
+  return out;
+}
+
+std::vector<double> estimate_of(const SessionParams& p, const std::vector<Scalar>& sum, std::size_t count) {
+  std::vector<double> est;
+  for (const auto& s : sum) {
+    auto v = signed_from_scalar(s);
+    est.push_back(v && count ? std::ldexp(static_cast<double>(*v), -static_cast<int>(p.frac_bits)) /
+                                   static_cast<double>(count)
+                             : std::nan(""));
+  }
+  return est;
+}
+
+}  // namespace
+
+const char* check_status_name(CheckStatus s) noexcept {
+  switch (s) {
+    case CheckStatus::pass: return "PASS";
+    case CheckStatus::fail: return "FAIL";
+    case CheckStatus::skip: return "SKIP";
+  }
+  return "?";
+}
+
+const char* cheat_name(CheatKind k) noexcept {
+  switch (k) {
+    case CheatKind::range: return "range";
+    case CheatKind::cancel: return "cancel";
+    case CheatKind::output: return "output";
+    case CheatKind::signature: return "signature";
+    case CheatKind::replay: return "replay";
+    case CheatKind::missing: return "missing";
+  }
+  return "?";
+}
+
+std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept {
+  for (auto k : {CheatKind::range, CheatKind::cancel, CheatKind::output, CheatKind::signature, CheatKind::replay,
+                 CheatKind::missing}) {
+    if (name == cheat_name(k)) return k;
+  }
+  return std::nullopt;
+}
+
+bool AuditReport::all_passed() const {
+  return log_ok && std::none_of(checks.begin(), checks.end(), [](const AuditCheck& c) { return c.status == CheckStatus::fail; });
+}
+
+bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& board) {
+  const SessionParams& p = cfg.params;
+  if (auto why = p.validate()) return make_error(Errc::invalid_argument, *why);
+  if (cfg.inputs.size() != p.parties) return make_error(Errc::invalid_argument, "one input row per party is needed");
+  const std::uint64_t limit = p.input_bits == 64 ? UINT64_MAX : (std::uint64_t{1} << p.input_bits) - 1;
+  for (std::size_t u = 0; u < cfg.inputs.size(); ++u) {
+    if (cfg.inputs[u].size() != p.dim) {
+      return make_error(Errc::invalid_argument, "input row " + std::to_string(u) + " has the wrong dimension");
+    }
+    for (auto x : cfg.inputs[u]) {
+      if (x > limit) return make_error(Errc::invalid_argument, "input of party " + std::to_string(u) + " is out of range");
+    }
+  }
+  std::uint64_t deviating = cfg.dropouts;
+  for (const auto& [k, c] : cfg.cheats) deviating += c;
+  if (deviating + 1 > p.parties) {
+    return make_error(Errc::invalid_argument, "cheaters and drop-outs must leave at least one honest party");
+  }
+  RunReport report;
+  const Bytes32 sid = p.session_id();
+  report.session_id = sid;
+  auto progress = [&](const std::string& phase, std::size_t done, std::size_t total) {
+    if (cfg.progress) cfg.progress(phase, done, total);
+  };
+  double t0 = now_seconds();
+  auto phase_done = [&](const char* name) {
+    const double t1 = now_seconds();
+    report.phases.push_back({name, t1 - t0});
+    t0 = t1;
+  };
+  auto fail_if = [](const bulletin::Status& s) { return s.ok() ? std::optional<bulletin::Error>() : s.error(); };
+
+  // The parties, and who deviates (a seeded shuffle).
+  std::vector<std::unique_ptr<Party>> parties;
+  parties.reserve(p.parties);
+  for (std::uint32_t u = 0; u < p.parties; ++u) parties.push_back(std::make_unique<Party>(u, cfg.seed, cfg.inputs[u]));
+  {
+    std::vector<std::uint32_t> order(p.parties);
+    for (std::uint32_t u = 0; u < p.parties; ++u) order[u] = u;
+    DeterministicRng pick(derive_key(cfg.seed, "gopa/sim/cheaters", 0));
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[pick.uniform(i)]);
+    std::size_t next = 0;
+    for (const auto& [kind, count] : cfg.cheats) {
+      for (std::uint32_t c = 0; c < count; ++c) {
+        parties[order[next]]->cheat = kind;
+        report.deviating[order[next]] = cheat_name(kind);
+        ++next;
+      }
+    }
+    for (std::uint32_t c = 0; c < cfg.dropouts; ++c) {
+      parties[order[next]]->dropout = true;
+      report.deviating[order[next]] = "dropout";
+      ++next;
+    }
+  }
+
+  // Round 1: setup.
+  SetupMessage setup{p, {}};
+  for (const auto& party : parties) setup.roster.push_back(party->roster_entry());
+  SigningKey coordinator = SigningKey::from_seed(derive_key(cfg.seed, "gopa/sim/coordinator", 0));
+  std::uint64_t coordinator_seq = 0;
+  auto coordinator_post = [&](std::uint32_t round, MessageType type, Bytes payload) -> bulletin::Status {
+    Entry e;
+    e.session_id = sid;
+    e.round = round;
+    e.type = type;
+    e.sequence = coordinator_seq++;
+    e.payload = std::move(payload);
+    auto r = board.append(bulletin::sign_entry(e, coordinator));
+    if (!r) return r.error();
+    return {};
+  };
+  if (auto e = fail_if(coordinator_post(kRoundSetup, MessageType::session_setup, setup.encode()))) return *e;
+  phase_done("setup");
+
+  // Rounds 2–3: joint randomness and noise-seed commitments.
+  std::vector<Bytes> round;
+  for (auto& party : parties) {
+    round.push_back(party->entry(sid, kRoundSeedCommit, MessageType::noise_seed_commit, party->seed_commit(sid, p).encode()));
+    progress("seed commitments", party->index() + 1, p.parties);
+  }
+  if (auto e = fail_if(append_all(board, round))) return *e;
+  round.clear();
+  std::map<std::uint32_t, Key32> shares;
+  for (auto& party : parties) {
+    round.push_back(party->entry(sid, kRoundSeedReveal, MessageType::noise_seed_reveal, SeedRevealMessage{party->share()}.encode()));
+    shares[party->index()] = party->share();
+  }
+  if (auto e = fail_if(append_all(board, round))) return *e;
+  round.clear();
+  const Key32 y = joint_randomness(sid, shares);
+  const Graph g = derive_graph(p.parties, p.neighbors, y);
+  phase_done("joint randomness");
+
+  // Round 4: sealed pairwise seeds, lo → hi; 4b: complaints about seeds that do not open.
+  std::size_t sent = 0;
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    for (auto w : g.neighbours(u)) {
+      if (w < u) continue;
+      Bytes payload = parties[u]->seal_seed(sid, w, setup.roster[w].box_key, p);
+      round.push_back(parties[u]->entry(sid, kRoundEdgeSeed, MessageType::edge_seed, std::move(payload), setup.roster[w].sign_key));
+      progress("pairwise seeds", ++sent, g.edges());
+    }
+  }
+  if (auto e = fail_if(append_all(board, round))) return *e;
+  round.clear();
+  {
+    auto view = read_view(board);
+    if (!view) return view.error();
+    for (const auto& [edge, m] : view.value().edge_seeds) {
+      if (!parties[edge.second]->accept_seed(sid, m, setup.roster[edge.first].box_key, p)) {
+        parties[edge.first]->drop_edge(edge.second);
+        round.push_back(parties[edge.second]->entry(sid, kRoundEdgeSeed, MessageType::complaint,
+                                                    ComplaintMessage{ComplaintKind::bad_box, edge.first, edge.second, {}}.encode()));
+      }
+    }
+    if (auto e = fail_if(append_all(board, round))) return *e;
+    round.clear();
+  }
+  phase_done("pairwise seeds");
+
+  // Round 5: commitments and range proofs (drop-outs have vanished).
+  std::vector<std::optional<CommitMessage>> commits(p.parties);
+  std::size_t committed = 0;
+  for (auto& party : parties) {
+    if (party->dropout) continue;
+    commits[party->index()] = party->commitments(sid, p, y);
+    round.push_back(party->entry(sid, kRoundCommit, MessageType::commitment, commits[party->index()]->encode()));
+    progress("commitments and range proofs", ++committed, p.parties - cfg.dropouts);
+  }
+  if (auto e = fail_if(append_all(board, round))) return *e;
+  round.clear();
+  for (const auto& c : commits) {
+    if (c) {
+      report.proof_bytes_per_party = c->range_proof.size() + OutputProof::kSize;
+      break;
+    }
+  }
+  // 5b: an end of an edge whose terms do not cancel reveals the edge's seed.
+  {
+    std::set<Edge> revealed;
+    for (std::uint32_t u = 0; u < p.parties; ++u) {
+      if (!commits[u] || parties[u]->cheat) continue;  // a deviating party does not defend itself
+      const CommitMessage& mu = *commits[u];
+      for (std::size_t i = 0; i < mu.neighbours.size(); ++i) {
+        const std::uint32_t w = mu.neighbours[i];
+        if (!commits[w]) continue;
+        auto k = slot_of(*commits[w], u);
+        bool cancels = k.has_value();
+        for (std::uint32_t j = 0; j < p.dim && cancels; ++j) {
+          cancels = (mu.edge_terms[i * p.dim + j] + commits[w]->edge_terms[*k * p.dim + j]).is_identity();
+        }
+        if (cancels || !revealed.insert(edge_of(u, w)).second) continue;
+        const auto e = edge_of(u, w);
+        round.push_back(parties[u]->entry(sid, kRoundCommit, MessageType::complaint,
+                                          ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *parties[u]->seed_with(w)}.encode()));
+      }
+    }
+    if (auto e = fail_if(append_all(board, round))) return *e;
+    round.clear();
+  }
+  phase_done("commit + range proofs");
+
+  // Round 6: masked values (a drop-out or a `missing` cheater publishes none; a `replay`
+  // cheater copies another party's).
+  std::vector<std::optional<MaskedMessage>> masked(p.parties);
+  for (auto& party : parties) {
+    if (party->dropout || party->cheat == CheatKind::missing) continue;
+    masked[party->index()] = party->masked(sid, p, *commits[party->index()]);
+  }
+  std::vector<std::uint32_t> senders;
+  for (auto& party : parties) {
+    const std::uint32_t u = party->index();
+    if (!masked[u]) continue;
+    MaskedMessage m = *masked[u];
+    if (party->cheat == CheatKind::replay) {
+      for (std::uint32_t d = 1; d < p.parties; ++d) {
+        const std::uint32_t other = (u + d) % p.parties;
+        if (masked[other]) {
+          m = *masked[other];
+          break;
+        }
+      }
+    }
+    round.push_back(party->entry(sid, kRoundMasked, MessageType::masked_value, m.encode()));
+    senders.push_back(u);
+    progress("masked values", senders.size(), p.parties);
+  }
+  {
+    // Entries are appended one by one here so a refused entry (bad signature) is attributed.
+    std::vector<Bytes> good;
+    for (std::size_t i = 0; i < round.size(); ++i) {
+      if (parties[senders[i]]->cheat == CheatKind::signature) {
+        auto r = board.append(round[i]);
+        if (r.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
+        report.excluded[senders[i]] = "masked value refused by the board: " + r.error().message;
+      } else {
+        good.push_back(std::move(round[i]));
+      }
+    }
+    if (auto e = fail_if(append_all(board, good))) return *e;
+    round.clear();
+  }
+  phase_done("masked values + output proofs");
+
+  // 6b: parties reveal their seeds with excluded neighbours until nothing is pending, so the
+  // excluded parties' pairwise terms can be removed from the sum.
+  std::set<Edge> revealed_edges;
+  for (int pass = 0; pass < 8; ++pass) {
+    auto view = read_view(board);
+    if (!view) return view.error();
+    const Verdict verdict = judge(view.value(), g, /*final_judgement=*/false);
+    for (const auto& [u, why] : verdict.bad) {
+      for (auto w : g.neighbours(u)) {
+        if (parties[w]->dropout) continue;
+        const Seed32* s = parties[w]->seed_with(u);
+        if (!s || !revealed_edges.insert(edge_of(u, w)).second) continue;
+        const auto e = edge_of(u, w);
+        round.push_back(parties[w]->entry(sid, kRoundMasked, MessageType::complaint,
+                                          ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *s}.encode()));
+      }
+    }
+    if (round.empty()) break;
+    if (auto e = fail_if(append_all(board, round))) return *e;
+    round.clear();
+  }
+  phase_done("drop-out recovery");
+
+  // Round 7: the coordinator checks everything and releases the result.
+  auto view = read_view(board);
+  if (!view) return view.error();
+  Verdict verdict = judge(view.value(), g);
+  if (auto e = fail_if(coordinator_post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode()))) {
+    return *e;
+  }
+  report.counted = verdict.counted;
+  for (const auto& [u, why] : verdict.bad) report.excluded.emplace(u, why);
+  report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
+  phase_done("aggregate");
+  auto final_view = read_view(board);
+  if (final_view) {
+    report.board_entries = final_view.value().entries;
+    report.board_bytes = final_view.value().bytes;
+  }
+  return report;
+}
+
+AuditReport audit_session(bulletin::Board& board) {
+  AuditReport a;
+  auto view = read_view(board);
+  if (!view) {
+    a.log_ok = false;
+    a.checks.push_back({"read and decode the board", CheckStatus::fail, view.error().message});
+    return a;
+  }
+  const View& v = view.value();
+  a.checks.push_back({"entries signed and canonical", v.log_problems.empty() ? CheckStatus::pass : CheckStatus::fail,
+                      v.log_problems.empty() ? std::to_string(v.entries) + " entries" : v.log_problems.front()});
+  const SessionParams& p = v.setup->params;
+  std::map<std::uint32_t, Key32> shares;
+  for (const auto& [u, r] : v.reveals) {
+    auto c = v.seed_commits.find(u);
+    if (c != v.seed_commits.end() && randomness_commitment(v.sid, u, r.share) == c->second.randomness_commitment) {
+      shares[u] = r.share;
+    }
+  }
+  const Graph g = derive_graph(p.parties, p.neighbors, joint_randomness(v.sid, shares));
+  Verdict verdict = judge(v, g);
+  a.checks.insert(a.checks.end(), verdict.checks.begin(), verdict.checks.end());
+  a.misbehaving = verdict.bad;
+  a.counted = verdict.counted;
+  a.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
+  a.checks.push_back({"excluded parties' pairwise terms removed",
+                      verdict.unresolved.empty() ? CheckStatus::pass : CheckStatus::fail,
+                      std::to_string(verdict.unresolved.size()) + " edges left unopened"});
+  if (!v.result) {
+    a.checks.push_back({"released result", CheckStatus::fail, "no result entry from the coordinator"});
+  } else {
+    const bool same = v.result->counted == verdict.counted && v.result->sum == verdict.sum;
+    a.checks.push_back({"released result matches the recomputation", same ? CheckStatus::pass : CheckStatus::fail,
+                        std::to_string(v.result->counted.size()) + " parties counted"});
+  }
+  return a;
+}
+
+}  // namespace gopa::protocol

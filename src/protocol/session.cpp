@@ -1,0 +1,219 @@
+// Session parameters: canonical encoding, validation, session id. Layout: docs/protocol.md.
+#include "gopa/protocol/session.hpp"
+
+#include <sodium.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "gopa/check.hpp"
+
+namespace gopa::protocol {
+
+namespace {
+
+constexpr std::size_t kEncodedSize = 1 + 4 + 4 + 1 + 1 + 1 + 4 + 8 + 8 + 1 + 1 + 4 + 16;  // 54
+constexpr std::string_view kSessionIdDomain = "gopa/session/v1";
+
+void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int i = 3; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
+  for (int i = 7; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+class Reader {
+ public:
+  explicit Reader(std::span<const std::uint8_t> b) : b_(b) {}
+  std::uint8_t u8() { return b_[pos_++]; }
+  std::uint32_t u32() {
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v = (v << 8) | b_[pos_++];
+    return v;
+  }
+  std::uint64_t u64() {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v = (v << 8) | b_[pos_++];
+    return v;
+  }
+  void bytes(std::span<std::uint8_t> out) {
+    std::memcpy(out.data(), b_.data() + pos_, out.size());
+    pos_ += out.size();
+  }
+
+ private:
+  std::span<const std::uint8_t> b_;
+  std::size_t pos_ = 0;
+};
+
+// ℓ/2 ≈ 2^251.x; we compare log2 magnitudes with one bit of slack: 2^251 < ℓ/2.
+constexpr double kHalfEllLog2 = 251.0;
+
+}  // namespace
+
+const char* sampler_name(SamplerKind s) noexcept {
+  switch (s) {
+    case SamplerKind::box_muller: return "box-muller";
+    case SamplerKind::polar: return "polar";
+    case SamplerKind::inverse_cdf: return "inverse-cdf";
+    case SamplerKind::clt: return "clt";
+  }
+  return "unknown";
+}
+
+std::optional<SamplerKind> sampler_from_name(std::string_view name) noexcept {
+  for (auto s : {SamplerKind::box_muller, SamplerKind::polar, SamplerKind::inverse_cdf, SamplerKind::clt}) {
+    if (name == sampler_name(s)) return s;
+  }
+  return std::nullopt;
+}
+
+SessionParams SessionParams::defaults(std::uint32_t parties, std::uint32_t dim) {
+  SessionParams p;
+  p.parties = parties;
+  p.dim = dim;
+  p.neighbors = parties > 1 ? std::min<std::uint32_t>(parties - 1, 20) : 0;
+  p.sigma_eta = 1.0;
+  p.sigma_delta = 100.0;
+  return p;
+}
+
+bool SessionParams::sums_fit(std::uint32_t max_degree) const {
+  // log2( n · (2^b + (max_degree + 1) · 2^noise) ) < log2(ℓ/2)
+  const double per_party = std::ldexp(1.0, input_bits) +
+                           (static_cast<double>(max_degree) + 1.0) * std::ldexp(1.0, noise_bits);
+  const double total = static_cast<double>(parties) * per_party;
+  return std::log2(total) < kHalfEllLog2;
+}
+
+std::optional<std::string> SessionParams::validate() const {
+  if (parties < 2) return "parties: need at least 2 (got " + std::to_string(parties) + ")";
+  if (parties > (1u << 24)) return "parties: at most 16,777,216 supported";
+  if (dim < 1 || dim > 65536) return "dim: must be in 1..65536 (got " + std::to_string(dim) + ")";
+  if (input_bits != 8 && input_bits != 16 && input_bits != 32 && input_bits != 64) {
+    return "input_bits: must be 8, 16, 32 or 64 (got " + std::to_string(input_bits) + ")";
+  }
+  if (frac_bits > 40) return "frac_bits: at most 40 (got " + std::to_string(frac_bits) + ")";
+  if (noise_bits < 8 || noise_bits > 62) return "noise_bits: must be in 8..62";
+  if (neighbors < 1 || neighbors >= parties) {
+    return "neighbors: k must be in 1..n−1 (got k=" + std::to_string(neighbors) +
+           ", n=" + std::to_string(parties) + ")";
+  }
+  if (!std::isfinite(sigma_eta) || sigma_eta <= 0) return "sigma_eta: must be finite and > 0";
+  if (!std::isfinite(sigma_delta) || sigma_delta <= 0) return "sigma_delta: must be finite and > 0";
+  // Noise terms are clipped at 2^noise_bits: demand a generous margin over the standard deviation
+  // (a Gaussian exceeds 40σ with probability < 10^-340).
+  const double limit = std::ldexp(1.0, noise_bits - frac_bits);
+  if (40.0 * sigma_eta >= limit || 40.0 * sigma_delta >= limit) {
+    return "noise_bits: 2^(noise_bits−frac_bits) must exceed 40σ for both σ_η and σ_Δ";
+  }
+  if (sampler_precision < 8 || sampler_precision > 32) return "sampler_precision: must be in 8..32";
+  if (round_timeout_ms == 0) return "round_timeout_ms: must be positive";
+  if (!sums_fit(2 * neighbors)) {
+    return "bounds: n · (2^input_bits + (2k+1)·2^noise_bits) must stay below ℓ/2; lower input_bits or noise_bits";
+  }
+  return std::nullopt;
+}
+
+std::vector<std::uint8_t> SessionParams::encode() const {
+  std::vector<std::uint8_t> out;
+  out.reserve(kEncodedSize);
+  out.push_back(kVersion);
+  put_u32(out, parties);
+  put_u32(out, dim);
+  out.push_back(frac_bits);
+  out.push_back(input_bits);
+  out.push_back(noise_bits);
+  put_u32(out, neighbors);
+  put_u64(out, std::bit_cast<std::uint64_t>(sigma_eta));
+  put_u64(out, std::bit_cast<std::uint64_t>(sigma_delta));
+  out.push_back(static_cast<std::uint8_t>(sampler));
+  out.push_back(sampler_precision);
+  put_u32(out, round_timeout_ms);
+  out.insert(out.end(), nonce.begin(), nonce.end());
+  GOPA_CHECK(out.size() == kEncodedSize, "session encoding size");
+  return out;
+}
+
+std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t> bytes,
+                                                   std::string* why) {
+  auto fail = [&](std::string m) -> std::optional<SessionParams> {
+    if (why) *why = std::move(m);
+    return std::nullopt;
+  };
+  if (bytes.size() != kEncodedSize) {
+    return fail("session parameters: expected " + std::to_string(kEncodedSize) + " bytes, got " +
+                std::to_string(bytes.size()));
+  }
+  Reader r(bytes);
+  if (r.u8() != kVersion) return fail("session parameters: unknown version");
+  SessionParams p;
+  p.parties = r.u32();
+  p.dim = r.u32();
+  p.frac_bits = r.u8();
+  p.input_bits = r.u8();
+  p.noise_bits = r.u8();
+  p.neighbors = r.u32();
+  p.sigma_eta = std::bit_cast<double>(r.u64());
+  p.sigma_delta = std::bit_cast<double>(r.u64());
+  const std::uint8_t s = r.u8();
+  if (s < 1 || s > 4) return fail("session parameters: unknown sampler " + std::to_string(s));
+  p.sampler = static_cast<SamplerKind>(s);
+  p.sampler_precision = r.u8();
+  p.round_timeout_ms = r.u32();
+  r.bytes(p.nonce);
+  if (auto bad = p.validate()) return fail("session parameters: " + *bad);
+  // Canonical: −0.0 and NaN payloads are excluded by validate(); re-encoding must reproduce.
+  if (p.encode() != std::vector<std::uint8_t>(bytes.begin(), bytes.end())) {
+    return fail("session parameters: non-canonical encoding");
+  }
+  return p;
+}
+
+Bytes32 SessionParams::session_id() const {
+  const auto enc = encode();
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kSessionIdDomain.data()),
+                            kSessionIdDomain.size());
+  crypto_hash_sha256_update(&st, enc.data(), enc.size());
+  Bytes32 id{};
+  crypto_hash_sha256_final(&st, id.data());
+  return id;
+}
+
+std::int64_t SessionParams::to_fixed(double v) const {
+  const double scaled = std::ldexp(v, frac_bits);
+  GOPA_CHECK(std::isfinite(scaled) && std::fabs(scaled) < std::ldexp(1.0, 62),
+             "fixed-point value out of the 62-bit range");
+  return static_cast<std::int64_t>(std::llround(scaled));
+}
+
+double SessionParams::from_fixed(std::int64_t v) const {
+  return std::ldexp(static_cast<double>(v), -static_cast<int>(frac_bits));
+}
+
+Scalar scalar_from_signed(std::int64_t v) noexcept { return Scalar::from_i64(v); }
+
+std::optional<int128_t> signed_from_scalar(const Scalar& s) noexcept {
+  // Non-negative if the encoding fits in 127 bits; negative if ℓ − s does.
+  auto fits = [](const Bytes32& e) {
+    for (std::size_t i = 16; i < 32; ++i) {
+      if (e[i] != 0) return false;
+    }
+    return (e[15] & 0x80) == 0;
+  };
+  auto to_int = [](const Bytes32& e) {
+    int128_t v = 0;
+    for (int i = 15; i >= 0; --i) v = (v << 8) | e[static_cast<std::size_t>(i)];
+    return v;
+  };
+  const Bytes32 pos = s.encode();
+  if (fits(pos)) return to_int(pos);
+  const Bytes32 neg = (-s).encode();
+  if (fits(neg)) return -to_int(neg);
+  return std::nullopt;
+}
+
+}  // namespace gopa::protocol

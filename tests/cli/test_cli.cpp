@@ -1,0 +1,169 @@
+// Runs the `gopa` binary as a user would and checks its output, exit codes and files.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+};
+
+// Runs `gopa <args>` in `dir`, capturing stdout (stderr goes to the test log).
+Outcome gopa(const std::string& args, const fs::path& dir) {
+  const std::string cmd = "cd '" + dir.string() + "' && '" + std::string(GOPA_BINARY) + "' " + args;
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) o.out.append(buf, n);
+  const int status = pclose(p);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/gopa-cli-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("gopa --version and --help", "[cli]") {
+  TempDir d;
+  auto v = gopa("--version", d.path);
+  CHECK(v.code == 0);
+  CHECK(v.out.rfind("gopa ", 0) == 0);
+  auto h = gopa("--help", d.path);
+  CHECK(h.code == 0);
+  for (const char* sub : {"run", "audit", "bench"}) CHECK(h.out.find(sub) != std::string::npos);
+  CHECK(gopa("no-such-command 2>/dev/null", d.path).code == 3);
+}
+
+TEST_CASE("gopa run: end to end on an SQLite board, then gopa audit", "[cli][run]") {
+  TempDir d;
+  auto r = gopa("run --parties 8 --dim 2 --board b.db --seed 3 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --json", d.path);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("counted") == 8);
+  CHECK(j.at("excluded").empty());
+  REQUIRE(j.at("estimate").size() == 2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const double est = j.at("estimate")[k], mean = j.at("true_mean")[k];
+    CHECK(std::fabs(est - mean) < 0.05);
+  }
+  for (const auto& c : j.at("audit")) CHECK(c.at("status") != "FAIL");
+  CHECK(fs::exists(d.path / "b.db"));
+
+  auto a = gopa("audit --board b.db --json", d.path);
+  CHECK(a.code == 0);
+  const auto ja = nlohmann::json::parse(a.out);
+  CHECK(ja.at("counted") == 8);
+  CHECK(ja.at("estimate") == j.at("estimate"));
+  // A second run refuses to reuse the board file.
+  CHECK(gopa("run --parties 8 --board b.db 2>/dev/null", d.path).code == 3);
+}
+
+TEST_CASE("gopa run and audit: bad input is refused with exit code 3 and nothing written", "[cli][run]") {
+  TempDir d;
+  {
+    std::ofstream f(d.path / "in.csv");
+    f << "0.5\n0.25\nnot-a-number\n";
+  }
+  CHECK(gopa("run --parties 3 --inputs in.csv --board x.db 2>/dev/null", d.path).code == 3);
+  CHECK_FALSE(fs::exists(d.path / "x.db"));
+  {
+    std::ofstream f(d.path / "in.csv");
+    f << "0.5\n0.25\n";  // 2 rows for 3 parties
+  }
+  CHECK(gopa("run --parties 3 --inputs in.csv --board x.db 2>/dev/null", d.path).code == 3);
+  CHECK(gopa("run --parties 1 2>/dev/null", d.path).code == 3);
+  CHECK(gopa("run 2>/dev/null", d.path).code == 3);
+  CHECK(gopa("run --parties 4 --dim 0 2>/dev/null", d.path).code == 3);
+  CHECK_FALSE(fs::exists(d.path / "x.db"));
+  CHECK(gopa("audit --board missing.db 2>/dev/null", d.path).code == 3);
+  {
+    std::ofstream f(d.path / "junk.db");
+    f << "this is not a database";
+  }
+  CHECK(gopa("audit --board junk.db 2>/dev/null", d.path).code == 3);
+}
+
+TEST_CASE("gopa run with CSV inputs reports the estimate of those inputs", "[cli][run]") {
+  TempDir d;
+  {
+    std::ofstream f(d.path / "in.csv");
+    f << "# one row per party\n0.1\n0.2\n0.3\n0.4\n";
+  }
+  auto r = gopa("run --parties 4 --inputs in.csv --board c.db --sigma-eta 0.001 --sigma-delta 5 --neighbors 2 --json", d.path);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(std::fabs(j.at("estimate")[0].get<double>() - 0.25) < 0.01);
+  CHECK_FALSE(j.contains("true_mean"));
+}
+
+TEST_CASE("gopa run --cheat/--dropouts: cheaters are named, exit code 1, audit agrees", "[cli][run]") {
+  TempDir d;
+  auto r = gopa("run --parties 12 --board m.db --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --cheat cancel:2 "
+                "--cheat output:1 --dropouts 1 --json",
+                d.path);
+  CHECK(r.code == 1);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("deviating").size() == 4);
+  CHECK(j.at("excluded").size() == 4);
+  for (const auto& [party, kind] : j.at("deviating").items()) CHECK(j.at("excluded").contains(party));
+  CHECK(j.at("counted") == 8);
+  auto a = gopa("audit --board m.db --json", d.path);
+  CHECK(a.code == 1);
+  const auto ja = nlohmann::json::parse(a.out);
+  CHECK(ja.at("misbehaving").size() == 4);
+  CHECK(ja.at("estimate") == j.at("estimate"));
+  CHECK(gopa("run --parties 4 --cheat bogus:1 2>/dev/null", d.path).code == 3);
+  CHECK(gopa("run --parties 4 --cheat output:x 2>/dev/null", d.path).code == 3);
+  CHECK(gopa("run --parties 4 --cheat output:4 --sigma-eta 1 --sigma-delta 1 2>/dev/null", d.path).code == 3);
+}
+
+TEST_CASE("gopa prove range / gopa verify: valid, tampered and malformed files", "[cli][sigma]") {
+  TempDir d;
+  auto p = gopa("prove range --bits 16 --values 5,65535,0 --out r.json", d.path);
+  REQUIRE(p.code == 0);
+  REQUIRE(fs::exists(d.path / "r.json"));
+  auto v = gopa("verify r.json", d.path);
+  CHECK(v.code == 0);
+  CHECK(v.out.find("valid") != std::string::npos);
+  // Out-of-range value: refused, no file.
+  CHECK(gopa("prove range --bits 16 --values 65536 --out bad.json 2>/dev/null", d.path).code == 3);
+  CHECK_FALSE(fs::exists(d.path / "bad.json"));
+  // Tamper with the proof hex: exit 1 naming the failed check.
+  nlohmann::json j = nlohmann::json::parse(std::ifstream(d.path / "r.json"));
+  std::string proof = j.at("proof").get<std::string>();
+  proof[proof.size() - 3] = proof[proof.size() - 3] == '0' ? '1' : '0';
+  j["proof"] = proof;
+  std::ofstream(d.path / "t.json") << j.dump();
+  auto t = gopa("verify t.json", d.path);
+  CHECK(t.code == 1);
+  CHECK_FALSE(t.out.empty());
+  // Malformed files: exit 3.
+  std::ofstream(d.path / "m.json") << "{not json";
+  CHECK(gopa("verify m.json 2>/dev/null", d.path).code == 3);
+  CHECK(gopa("verify missing.json 2>/dev/null", d.path).code == 3);
+}

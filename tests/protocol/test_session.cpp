@@ -1,0 +1,158 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "gopa/pedersen.hpp"
+#include "gopa/protocol/edges.hpp"
+#include "gopa/protocol/session.hpp"
+
+using namespace gopa::protocol;
+
+namespace {
+SessionParams params(std::uint32_t n = 10, std::uint32_t d = 3) {
+  SessionParams p = SessionParams::defaults(n, d);
+  p.neighbors = 3;
+  p.sigma_eta = 0.5;
+  p.sigma_delta = 20.0;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("Session parameters: encoding is canonical and the id binds every field", "[protocol][session]") {
+  const SessionParams p = params();
+  REQUIRE_FALSE(p.validate().has_value());
+  const auto enc = p.encode();
+  auto back = SessionParams::decode(enc);
+  REQUIRE(back.has_value());
+  CHECK(*back == p);
+  // Every single-byte change is either rejected or gives a different session id.
+  std::set<gopa::Bytes32> ids{p.session_id()};
+  for (std::size_t i = 0; i < enc.size(); ++i) {
+    auto m = enc;
+    m[i] ^= 0x01;
+    if (auto q = SessionParams::decode(m)) {
+      CHECK(ids.insert(q->session_id()).second);
+    }
+  }
+  // Truncations and extensions are rejected with a message.
+  for (std::size_t len = 0; len < enc.size(); ++len) {
+    std::string why;
+    CHECK_FALSE(SessionParams::decode(std::span(enc).first(len), &why).has_value());
+    CHECK_FALSE(why.empty());
+  }
+  auto longer = enc;
+  longer.push_back(0);
+  CHECK_FALSE(SessionParams::decode(longer).has_value());
+}
+
+TEST_CASE("Session parameters: validation names the bad parameter", "[protocol][session]") {
+  auto expect_bad = [](SessionParams p, const std::string& name) {
+    auto why = p.validate();
+    REQUIRE(why.has_value());
+    CHECK(why->find(name) != std::string::npos);
+  };
+  SessionParams p = params();
+  auto q = p; q.parties = 1; expect_bad(q, "parties");
+  q = p; q.neighbors = 10; expect_bad(q, "neighbors");
+  q = p; q.neighbors = 0; expect_bad(q, "neighbors");
+  q = p; q.dim = 0; expect_bad(q, "dim");
+  q = p; q.input_bits = 12; expect_bad(q, "input_bits");
+  q = p; q.sigma_eta = -1; expect_bad(q, "sigma_eta");
+  q = p; q.sigma_delta = std::numeric_limits<double>::infinity(); expect_bad(q, "sigma_delta");
+  q = p; q.sigma_delta = -0.0; expect_bad(q, "sigma_delta");
+  q = p; q.noise_bits = 20; q.frac_bits = 16; expect_bad(q, "noise_bits");  // 2^4 < 40σ
+  q = p; q.parties = 1u << 24; q.neighbors = 20; q.input_bits = 64; q.noise_bits = 62;
+  q.frac_bits = 16;
+  CHECK_FALSE(q.validate().has_value());  // 2^24 · 41 · 2^62 ≈ 2^91.4 < ℓ/2: fits comfortably
+}
+
+TEST_CASE("Signed fixed-point values round-trip through Z_ℓ", "[protocol][session]") {
+  for (std::int64_t v : std::initializer_list<std::int64_t>{0, 1, -1, 123456789, -987654321, INT64_MAX, INT64_MIN + 1}) {
+    auto back = signed_from_scalar(scalar_from_signed(v));
+    REQUIRE(back.has_value());
+    CHECK(*back == static_cast<int128_t>(v));
+  }
+  // A sum of many negatives stays decodable.
+  gopa::Scalar acc;
+  for (int i = 0; i < 1000; ++i) acc += scalar_from_signed(-(1LL << 60));
+  CHECK(*signed_from_scalar(acc) == -static_cast<int128_t>(1000) * (static_cast<int128_t>(1) << 60));
+  // Values around ℓ/2 are not small integers.
+  CHECK_FALSE(signed_from_scalar(gopa::Scalar::from_u64(2).invert().value()).has_value());
+}
+
+TEST_CASE("The graph derived from public randomness is a k-out graph, reproducible", "[protocol][graph]") {
+  std::array<std::uint8_t, 32> r{};
+  r[0] = 7;
+  const Graph g = derive_graph(50, 4, r);
+  const Graph g2 = derive_graph(50, 4, r);
+  CHECK(g.adj == g2.adj);
+  CHECK(g.n == 50);
+  for (std::uint32_t u = 0; u < g.n; ++u) {
+    CHECK(g.degree(u) >= 4);
+    for (auto v : g.neighbours(u)) CHECK(v != u);
+  }
+  CHECK(g.edges() <= 50u * 4u);
+  CHECK(g.edges() >= 50u * 4u / 2u);
+  r[0] = 8;
+  CHECK(derive_graph(50, 4, r).adj != g.adj);
+}
+
+TEST_CASE("Edge seeds: sealed to the recipient, bound to the session and edge", "[protocol][edges]") {
+  gopa::DeterministicRng rng(3);
+  const BoxKey a = BoxKey::generate(), b = BoxKey::generate(), c = BoxKey::generate();
+  Seed32 seed{};
+  rng.fill(seed);
+  gopa::Bytes32 sid{};
+  sid[0] = 1;
+  const auto box = seal_edge_seed(seed, sid, 2, 5, a, b.public_key(), rng);
+  REQUIRE(box.size() == kSealedSeedSize);
+  auto opened = open_edge_seed(box, sid, 2, 5, b, a.public_key());
+  REQUIRE(opened.has_value());
+  CHECK(*opened == seed);
+  CHECK_FALSE(open_edge_seed(box, sid, 2, 5, c, a.public_key()).has_value());  // wrong recipient
+  CHECK_FALSE(open_edge_seed(box, sid, 2, 6, b, a.public_key()).has_value());  // other edge
+  CHECK_FALSE(open_edge_seed(box, sid, 5, 2, b, a.public_key()).has_value());  // reversed
+  gopa::Bytes32 other = sid;
+  other[31] = 9;
+  CHECK_FALSE(open_edge_seed(box, other, 2, 5, b, a.public_key()).has_value());  // other session
+  for (std::size_t i = 0; i < box.size(); ++i) {
+    auto m = box;
+    m[i] ^= 0x80;
+    CHECK_FALSE(open_edge_seed(m, sid, 2, 5, b, a.public_key()).has_value());
+  }
+  CHECK_FALSE(open_edge_seed(std::span(box).first(box.size() - 1), sid, 2, 5, b, a.public_key()).has_value());
+}
+
+TEST_CASE("Pairwise noise cancels on the commitments and looks Gaussian", "[protocol][edges]") {
+  SessionParams p = params(10, 2000);
+  const gopa::Bytes32 sid = p.session_id();
+  Seed32 seed{};
+  seed[3] = 42;
+  EdgeNoise z = derive_edge_noise(seed, sid, 1, 4, p);
+  EdgeNoise z2 = derive_edge_noise(seed, sid, 1, 4, p);
+  REQUIRE(z.delta.size() == 2000);
+  CHECK(z.delta == z2.delta);
+  // Empirical standard deviation of Δ / 2^f ≈ σ_Δ.
+  double sum = 0, sq = 0;
+  for (auto v : z.delta) {
+    const double x = p.from_fixed(v);
+    sum += x;
+    sq += x * x;
+  }
+  const double mean = sum / 2000, sd = std::sqrt(sq / 2000 - mean * mean);
+  CHECK(std::fabs(mean) < 4 * p.sigma_delta / std::sqrt(2000.0));
+  CHECK(sd == Approx(p.sigma_delta).epsilon(0.08));
+  // C_uv + C_vu = identity with Δ_vu = −Δ_uv, r_vu = −r_uv.
+  auto gens = gopa::GeneratorSet::get("gopa", 0);
+  for (std::size_t j = 0; j < 5; ++j) {
+    gopa::SecretScalar d(scalar_from_signed(z.delta[j]));
+    const gopa::Point cuv = gopa::commit(d, z.blind[j], *gens);
+    const gopa::Point cvu = gopa::commit(-d, -z.blind[j], *gens);
+    CHECK((cuv + cvu).is_identity());
+  }
+  // Another edge or session gives other noise.
+  CHECK(derive_edge_noise(seed, sid, 1, 5, p).delta != z.delta);
+  gopa::Bytes32 other = sid;
+  other[0] ^= 1;
+  CHECK(derive_edge_noise(seed, other, 1, 4, p).delta != z.delta);
+}
