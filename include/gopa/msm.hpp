@@ -23,7 +23,8 @@
 namespace gopa {
 
 struct MsmOptions {
-  // Worker threads for large inputs (1 = the calling thread only). Small inputs ignore it.
+  // Threads for large inputs (1 = the calling thread only; the calling thread is one of them).
+  // Small inputs ignore it, and no more threads are used than there are Pippenger windows.
   unsigned threads = 1;
 };
 

@@ -1,9 +1,305 @@
-// Multi-scalar multiplication. VARIABLE TIME: public scalars and points only.
+// Multi-scalar multiplication.
+//
+// VARIABLE TIME: every branch, table index and memory access below depends on the scalars and
+// points. Use only on PUBLIC data (verification, folding of public generators); secrets go
+// through FixedBaseTable or Point::operator*.
+//
+// Two algorithms on our own field and Edwards arithmetic (fe25519.hpp, edwards.hpp):
+// - Straus with width-5 wNAF and a per-point table of odd multiples P, 3P, …, 15P (small n);
+// - Pippenger (bucket method): points normalised once to affine Niels form with one batch
+//   inversion, so bucket additions are 7M mixed additions; signed c-bit digits halve the buckets;
+//   c grows with n; with several threads the windows (and the normalisation and recoding) are
+//   split between the threads.
 #include "gopa/msm.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "edwards.hpp"
 #include "gopa/check.hpp"
 
 namespace gopa {
+
+namespace {
+
+using detail::Ext;
+using detail::Fe;
+using detail::Niels;
+using detail::PNiels;
+
+constexpr int kScalarBits = 253;  // ℓ < 2^253
+constexpr std::size_t kStrausMax = 128;  // Straus up to this many terms, Pippenger above
+constexpr std::size_t kParallelMin = 256;  // below this, extra threads cost more than they save
+constexpr std::size_t kChunk = 2048;  // points normalised per batch inversion
+
+struct ScalarWords {
+  std::uint64_t w[5];  // little-endian, w[4] = 0 (room for recoding carries)
+};
+
+ScalarWords scalar_words(const Scalar& s) {
+  const Bytes32 b = s.encode();  // canonical little-endian
+  ScalarWords r{};
+  for (std::size_t i = 0; i < 32; ++i) r.w[i / 8] |= std::uint64_t{b[i]} << (8 * (i % 8));
+  return r;
+}
+
+// c bits of k starting at bit pos (pos + c ≤ 320).
+std::uint32_t bits_at(const ScalarWords& k, int pos, int c) {
+  const int limb = pos / 64, shift = pos % 64;
+  std::uint64_t v = k.w[limb] >> shift;
+  if (shift + c > 64 && limb + 1 < 5) v |= k.w[limb + 1] << (64 - shift);
+  return static_cast<std::uint32_t>(v & ((std::uint64_t{1} << c) - 1));
+}
+
+// ---------------------------------------------------------------- Straus (wNAF, width 5)
+
+constexpr int kWnafWidth = 5;
+constexpr int kWnafTable = 1 << (kWnafWidth - 2);  // odd multiples 1, 3, …, 15
+constexpr int kWnafLen = 256 + kWnafWidth;
+
+// Width-5 NAF digits: every non-zero digit is odd, |d| ≤ 15, and is followed by ≥ 4 zeros.
+// Returns one past the highest non-zero position (0 for k = 0).
+int wnaf(const Scalar& s, std::int8_t* naf) {
+  ScalarWords k = scalar_words(s);
+  std::memset(naf, 0, kWnafLen);
+  int top = 0;
+  int pos = 0;
+  while (pos < 256) {
+    if (((k.w[pos / 64] >> (pos % 64)) & 1) == 0) {
+      ++pos;
+      continue;
+    }
+    int d = static_cast<int>(bits_at(k, pos, kWnafWidth));
+    if (d >= (1 << (kWnafWidth - 1))) {
+      d -= 1 << kWnafWidth;
+      // Add 2^(pos + w): carry into the bits not yet consumed.
+      for (int b = pos + kWnafWidth; b < 320; b += 64 - (b % 64)) {
+        const int limb = b / 64;
+        const std::uint64_t before = k.w[limb];
+        k.w[limb] += std::uint64_t{1} << (b % 64);
+        if (k.w[limb] > before) break;  // no carry out of this limb
+      }
+    }
+    naf[pos] = static_cast<std::int8_t>(d);
+    top = pos + 1;
+    pos += kWnafWidth;
+  }
+  return top;
+}
+
+Ext straus(std::span<const Scalar> scalars, std::span<const Point> points) {
+  const std::size_t n = scalars.size();
+  std::vector<std::int8_t> nafs(n * kWnafLen);
+  std::vector<PNiels> tables(n * kWnafTable);
+  int top = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    top = std::max(top, wnaf(scalars[i], &nafs[i * kWnafLen]));
+    const Ext p = detail::ext_from_decaf(*points[i].raw());
+    const PNiels p2 = detail::ext_to_pniels(detail::ext_dbl(p));
+    Ext m = p;
+    tables[i * kWnafTable] = detail::ext_to_pniels(m);
+    for (int j = 1; j < kWnafTable; ++j) {
+      m = detail::ext_add_pniels(m, p2);
+      tables[i * kWnafTable + static_cast<std::size_t>(j)] = detail::ext_to_pniels(m);
+    }
+  }
+  Ext acc = detail::ext_identity();
+  for (int pos = top - 1; pos >= 0; --pos) {
+    acc = detail::ext_dbl(acc);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int d = nafs[i * kWnafLen + static_cast<std::size_t>(pos)];
+      if (d > 0) {
+        acc = detail::ext_add_pniels(acc, tables[i * kWnafTable + static_cast<std::size_t>(d / 2)]);
+      } else if (d < 0) {
+        acc = detail::ext_sub_pniels(acc, tables[i * kWnafTable + static_cast<std::size_t>(-d / 2)]);
+      }
+    }
+  }
+  return acc;
+}
+
+// ---------------------------------------------------------------- Pippenger
+
+// Window width for n terms: the minimum of a cost model in mixed additions per term,
+// ⌈254/c⌉·(n + 2.6·buckets used) / n, checked against measurements on a 2-core EPYC.
+int pippenger_window(std::size_t n) {
+  if (n < 256) return 6;
+  if (n < 640) return 7;
+  if (n < 2048) return 8;
+  if (n < 4096) return 9;
+  if (n < 12288) return 10;
+  if (n < 24576) return 11;
+  if (n < 49152) return 12;
+  if (n < 98304) return 13;
+  if (n < 393216) return 14;
+  return 15;  // the largest: digits must fit in int16, |d| ≤ 2^(c−1)
+}
+
+int window_count(int c) { return (kScalarBits + 1 + c - 1) / c; }
+
+// Signed digits d_w ∈ [−2^(c−1) + 1, 2^(c−1)] with k = Σ d_w·2^(c·w), written to out[w·stride].
+// W = ⌈254/c⌉ windows leave room for the last carry (k < 2^253).
+void recode_signed(const Scalar& s, int c, int windows, std::int16_t* out, std::size_t stride) {
+  const ScalarWords k = scalar_words(s);
+  const int half = 1 << (c - 1);
+  int carry = 0;
+  for (int w = 0; w < windows; ++w) {
+    int d = static_cast<int>(bits_at(k, w * c, c)) + carry;
+    carry = 0;
+    if (d > half) {
+      d -= 1 << c;
+      carry = 1;
+    }
+    out[static_cast<std::size_t>(w) * stride] = static_cast<std::int16_t>(d);
+  }
+}
+
+// An affine Niels point (or its negative) as an extended point with Z = 4:
+// X = 2(y+x − (y−x)) = 4x, Y = 2(y+x + y−x) = 4y, T = XY/Z = (y+x − (y−x))(y+x + y−x) = 4xy.
+Ext niels_to_ext(const Niels& q, bool negate) {
+  const Fe a = negate ? q.ymx : q.ypx;
+  const Fe b = negate ? q.ypx : q.ymx;
+  const Fe dx = detail::fe_carry(detail::fe_sub(a, b));
+  const Fe sy = detail::fe_carry(detail::fe_add(a, b));
+  return Ext{detail::fe_carry(detail::fe_add(dx, dx)), detail::fe_carry(detail::fe_add(sy, sy)),
+             Fe{{4, 0, 0, 0, 0}}, detail::fe_mul(dx, sy)};
+}
+
+struct Buckets {
+  std::vector<Ext> sum;
+  std::vector<std::uint8_t> used;
+  explicit Buckets(int c)
+      : sum(std::size_t{1} << (c - 1)), used(std::size_t{1} << (c - 1)) {}
+};
+
+// S_w = Σ_i d_{w,i}·P_i for one window: bucket accumulation, then the running-sum reduction
+// Σ_j (j+1)·B_j. Returns false when the window sum is the identity because nothing was added.
+bool window_sum(std::span<const Niels> points, const std::int16_t* digits, Buckets& bk, Ext& out) {
+  const std::size_t n = points.size();
+  std::fill(bk.used.begin(), bk.used.end(), std::uint8_t{0});
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + 4 < n) {
+      const int dn = digits[i + 4];
+      if (dn != 0) __builtin_prefetch(&bk.sum[static_cast<std::size_t>(std::abs(dn) - 1)], 1);
+    }
+    const int d = digits[i];
+    if (d == 0) continue;
+    const std::size_t j = static_cast<std::size_t>(std::abs(d) - 1);
+    if (!bk.used[j]) {
+      bk.sum[j] = niels_to_ext(points[i], d < 0);
+      bk.used[j] = 1;
+    } else if (d > 0) {
+      bk.sum[j] = detail::ext_add_niels(bk.sum[j], points[i]);
+    } else {
+      bk.sum[j] = detail::ext_sub_niels(bk.sum[j], points[i]);
+    }
+  }
+  bool have_running = false, have_total = false;
+  Ext running{}, total{};
+  for (std::size_t j = bk.sum.size(); j-- > 0;) {
+    if (bk.used[j]) {
+      running = have_running ? detail::ext_add(running, bk.sum[j]) : bk.sum[j];
+      have_running = true;
+    }
+    if (have_running) {
+      total = have_total ? detail::ext_add(total, running) : running;
+      have_total = true;
+    }
+  }
+  out = total;
+  return have_total;
+}
+
+// Runs f(0), …, f(parts − 1), parts − 1 of them on new threads and f(0) on this one.
+template <class F>
+void run_parts(unsigned parts, F&& f) {
+  std::vector<std::thread> workers;
+  workers.reserve(parts - 1);
+  for (unsigned p = 1; p < parts; ++p) workers.emplace_back([&f, p] { f(p); });
+  f(0);
+  for (std::thread& t : workers) t.join();
+}
+
+// The p-th of `parts` contiguous, near-equal ranges of [0, n).
+std::size_t part_begin(std::size_t n, unsigned p, unsigned parts) { return n * p / parts; }
+
+// Σ d·P over windows with Horner's rule; the per-window sums are computed by `threads`
+// workers, each over a contiguous range of windows (every window costs about the same: one
+// addition per term).
+Ext pippenger_niels(std::span<const Niels> points, std::span<const Scalar> scalars, int c,
+                    unsigned threads) {
+  const std::size_t n = points.size();
+  const int windows = window_count(c);
+  std::vector<std::int16_t> digits(n * static_cast<std::size_t>(windows));
+  run_parts(threads, [&](unsigned part) {
+    const std::size_t hi = part_begin(n, part + 1, threads);
+    for (std::size_t i = part_begin(n, part, threads); i < hi; ++i) {
+      recode_signed(scalars[i], c, windows, &digits[i], n);
+    }
+  });
+  std::vector<Ext> sums(static_cast<std::size_t>(windows));
+  std::vector<std::uint8_t> nonzero(static_cast<std::size_t>(windows));
+  const auto wn = static_cast<std::size_t>(windows);
+  run_parts(threads, [&](unsigned part) {
+    Buckets bk(c);
+    const std::size_t w1 = part_begin(wn, part + 1, threads);
+    for (std::size_t w = part_begin(wn, part, threads); w < w1; ++w) {
+      nonzero[w] = window_sum(points, &digits[w * n], bk, sums[w]) ? 1 : 0;
+    }
+  });
+  Ext acc = detail::ext_identity();
+  bool started = false;
+  for (std::size_t w = wn; w-- > 0;) {
+    if (started) {
+      for (int k = 0; k < c; ++k) acc = detail::ext_dbl(acc);
+    }
+    if (nonzero[w]) {
+      acc = started ? detail::ext_add(acc, sums[w]) : sums[w];
+      started = true;
+    }
+  }
+  return acc;
+}
+
+// Affine Niels forms of decaf points, kChunk points per batch inversion.
+void normalise(std::span<const Point> points, std::span<Niels> out) {
+  std::vector<Ext> ext(std::min(kChunk, points.size()));
+  std::vector<Fe> scratch(ext.size());
+  for (std::size_t lo = 0; lo < points.size(); lo += kChunk) {
+    const std::size_t m = std::min(kChunk, points.size() - lo);
+    for (std::size_t i = 0; i < m; ++i) ext[i] = detail::ext_from_decaf(*points[lo + i].raw());
+    detail::ext_batch_to_niels(std::span<const Ext>(ext.data(), m), out.subspan(lo, m),
+                               std::span<Fe>(scratch.data(), m));
+  }
+}
+
+void normalise_parallel(std::span<const Point> points, std::span<Niels> out, unsigned threads) {
+  const std::size_t n = points.size();
+  run_parts(threads, [&](unsigned part) {
+    const std::size_t lo = part_begin(n, part, threads), hi = part_begin(n, part + 1, threads);
+    normalise(points.subspan(lo, hi - lo), out.subspan(lo, hi - lo));
+  });
+}
+
+Point to_point(const Ext& e) {
+  Point r;
+  detail::ext_to_decaf(*r.raw(), e);
+  return r;
+}
+
+// Threads actually used: 1 for small inputs (a thread costs more than it saves there), and never
+// more than there are windows.
+unsigned thread_count(std::size_t n, MsmOptions options) {
+  if (options.threads <= 1 || n < kParallelMin) return 1;
+  return std::min(options.threads, static_cast<unsigned>(window_count(pippenger_window(n))));
+}
+
+}  // namespace
 
 Point msm_naive(std::span<const Scalar> scalars, std::span<const Point> points) {
   GOPA_CHECK(scalars.size() == points.size(), "msm: as many scalars as points");
@@ -12,8 +308,60 @@ Point msm_naive(std::span<const Scalar> scalars, std::span<const Point> points) 
   return acc;
 }
 
-Point msm(std::span<const Scalar> scalars, std::span<const Point> points, MsmOptions) {
-  return msm_naive(scalars, points);
+Point msm(std::span<const Scalar> scalars, std::span<const Point> points, MsmOptions options) {
+  GOPA_CHECK(scalars.size() == points.size(), "msm: as many scalars as points");
+  const std::size_t n = scalars.size();
+  if (n == 0) return Point();
+  if (n <= kStrausMax) return to_point(straus(scalars, points));
+  const unsigned threads = thread_count(n, options);
+  std::vector<Niels> niels(n);
+  normalise_parallel(points, niels, threads);
+  return to_point(pippenger_niels(niels, scalars, pippenger_window(n), threads));
+}
+
+std::size_t msm_scratch_bytes(std::size_t n, MsmOptions options) {
+  if (n == 0) return 0;
+  if (n <= kStrausMax) {
+    return n * (kWnafLen + kWnafTable * sizeof(PNiels));
+  }
+  const std::size_t threads = thread_count(n, options);
+  const int c = pippenger_window(n);
+  const auto windows = static_cast<std::size_t>(window_count(c));
+  const std::size_t buckets = std::size_t{1} << (c - 1);
+  return n * sizeof(Niels)                                                  // normalised points
+         + threads * std::min(kChunk, n) * (sizeof(Ext) + sizeof(Fe))      // normalisation
+         + n * windows * sizeof(std::int16_t)                              // signed digits
+         + windows * (sizeof(Ext) + 1)                                     // window sums
+         + threads * buckets * (sizeof(Ext) + 1);                          // buckets
+}
+
+// ---------------------------------------------------------------- MsmBasis
+
+struct MsmBasis::Impl {
+  std::vector<Point> points;
+  std::vector<Niels> niels;
+};
+
+MsmBasis::MsmBasis(std::span<const Point> points) : impl_(std::make_unique<Impl>()) {
+  impl_->points.assign(points.begin(), points.end());
+  impl_->niels.resize(points.size());
+  normalise(points, impl_->niels);
+}
+MsmBasis::~MsmBasis() = default;
+MsmBasis::MsmBasis(MsmBasis&&) noexcept = default;
+MsmBasis& MsmBasis::operator=(MsmBasis&&) noexcept = default;
+
+std::size_t MsmBasis::size() const noexcept { return impl_->points.size(); }
+
+Point MsmBasis::msm(std::span<const Scalar> scalars, MsmOptions options) const {
+  GOPA_CHECK(scalars.size() <= impl_->points.size(), "MsmBasis::msm: more scalars than points");
+  const std::size_t n = scalars.size();
+  if (n == 0) return Point();
+  if (n <= kStrausMax) {
+    return to_point(straus(scalars, std::span<const Point>(impl_->points.data(), n)));
+  }
+  return to_point(pippenger_niels(std::span<const Niels>(impl_->niels.data(), n), scalars,
+                                  pippenger_window(n), thread_count(n, options)));
 }
 
 }  // namespace gopa

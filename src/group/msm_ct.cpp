@@ -1,39 +1,48 @@
 // Constant-time multi-scalar multiplication for secret scalars.
 //
-// Straus with a fixed 4-bit signed window: per point a table of 1..8 multiples, selected by a
-// full scan with constant-time conditional moves, and a constant-time conditional negation.
-// All points share the 252 doublings. Nothing branches on, or indexes memory by, a secret.
+// Straus with a fixed 4-bit signed window. Per point, a table of 1..8 multiples in affine Niels
+// form (all tables normalised with one field inversion); all points share the 4·63 doublings.
+// Per point and window: one lookup that reads all 8 entries and keeps one with masks, a masked
+// negation for the digit's sign, and one complete mixed addition. Nothing branches on, or
+// indexes memory by, a secret: the scalars' digits only ever meet masks.
 #include "gopa/msm_ct.hpp"
+
+#include <sodium.h>
 
 #include <array>
 #include <vector>
 
+#include "edwards.hpp"
 #include "gopa/check.hpp"
 
 namespace gopa {
 
 namespace {
 
-constexpr int kWindows = 64;  // 4-bit digits of a 253-bit scalar, signed recoding adds a carry
+using detail::Ext;
+using detail::Fe;
+using detail::Niels;
 
-// Signed radix-16 recoding of a scalar < 2^253 into 64 digits in [-8, 8), last digit may be 8.
-// Branch-free on the digits.
-std::array<std::int8_t, kWindows> recode(const SecretScalar& k) {
-  std::uint8_t bytes[32];
-  decaf_255_scalar_encode(bytes, k.raw());
-  std::array<std::int8_t, kWindows> d{};
-  for (int i = 0; i < 32; ++i) {
-    d[static_cast<std::size_t>(2 * i)] = static_cast<std::int8_t>(bytes[i] & 15);
-    d[static_cast<std::size_t>(2 * i + 1)] = static_cast<std::int8_t>(bytes[i] >> 4);
+constexpr std::size_t kWindows = 64;  // radix-16 digits of a scalar < 2^253 (top digit ≤ 2)
+constexpr std::size_t kPerPoint = 8;  // |digit| = 1..8
+
+// Signed radix-16 recoding into digits in [−8, 8) (top digit ≤ 2); arithmetic only.
+void recode(const SecretScalar& k, std::array<std::int8_t, kWindows>& d) noexcept {
+  std::array<std::uint8_t, 32> bytes{};
+  decaf_255_scalar_encode(bytes.data(), k.raw());
+  for (std::size_t i = 0; i < 32; ++i) {
+    d[2 * i] = static_cast<std::int8_t>(bytes[i] & 15);
+    d[2 * i + 1] = static_cast<std::int8_t>(bytes[i] >> 4);
   }
   for (std::size_t i = 0; i + 1 < kWindows; ++i) {
-    const int carry = (d[i] + 8) >> 4;  // 1 iff d[i] >= 8, computed arithmetically
+    const int carry = (d[i] + 8) >> 4;  // 1 iff d[i] ≥ 8
     d[i] = static_cast<std::int8_t>(d[i] - (carry << 4));
     d[i + 1] = static_cast<std::int8_t>(d[i + 1] + carry);
   }
-  decaf_bzero(bytes, sizeof bytes);
-  return d;
+  sodium_memzero(bytes.data(), bytes.size());
 }
+
+std::uint64_t ct_eq(std::uint64_t a, std::uint64_t b) noexcept { return ((a ^ b) - 1) >> 63; }
 
 }  // namespace
 
@@ -41,44 +50,55 @@ Point msm_secret(std::span<const SecretScalar> scalars, std::span<const Point> p
   GOPA_CHECK(scalars.size() == points.size(), "msm_secret: as many scalars as points");
   const std::size_t n = points.size();
   if (n == 0) return Point::identity();
-  // tables[i][j] = (j+1)·P_i for j = 0..7 (public data: the points are public).
-  std::vector<std::array<Point, 8>> tables(n);
+
+  // Tables (public data: the points are public).
+  std::vector<Ext> multiples(n * kPerPoint);
   for (std::size_t i = 0; i < n; ++i) {
-    tables[i][0] = points[i];
-    for (std::size_t j = 1; j < 8; ++j) tables[i][j] = tables[i][j - 1] + points[i];
+    const Ext p = detail::ext_from_decaf(*points[i].raw());
+    multiples[i * kPerPoint] = p;
+    for (std::size_t j = 1; j < kPerPoint; ++j) {
+      multiples[i * kPerPoint + j] = detail::ext_add(multiples[i * kPerPoint + j - 1], p);
+    }
+  }
+  std::vector<Niels> table(multiples.size());
+  {
+    std::vector<Fe> scratch(multiples.size());
+    detail::ext_batch_to_niels(multiples, table, scratch);
   }
   std::vector<std::array<std::int8_t, kWindows>> digits(n);
-  for (std::size_t i = 0; i < n; ++i) digits[i] = recode(scalars[i]);
+  for (std::size_t i = 0; i < n; ++i) recode(scalars[i], digits[i]);
 
-  Point acc;
-  Point sel;
-  for (int w = kWindows - 1; w >= 0; --w) {
-    if (w != kWindows - 1) {
-      for (int b = 0; b < 4; ++b) acc = acc.dbl();
+  Ext acc = detail::ext_identity();
+  Niels t = detail::niels_identity();
+  for (std::size_t w = kWindows; w-- > 0;) {
+    if (w + 1 != kWindows) {
+      for (int b = 0; b < 4; ++b) acc = detail::ext_dbl(acc);
     }
     for (std::size_t i = 0; i < n; ++i) {
-      const std::int8_t dig = digits[i][static_cast<std::size_t>(w)];
-      // |d| and sign without branches.
-      const auto sign_mask = static_cast<std::uint8_t>(static_cast<std::uint8_t>(dig) >> 7);  // 1 if negative
-      const int smask = -static_cast<int>(sign_mask);
-      const auto mag = static_cast<std::uint8_t>((dig ^ smask) + static_cast<int>(sign_mask));
-      sel = Point::identity();
-      for (std::uint8_t j = 0; j < 8; ++j) {
-        // mask all-ones iff mag == j + 1
-        const std::uint32_t diff = static_cast<std::uint32_t>(mag ^ (j + 1));
-        const decaf_word_t take = decaf_word_t{0} - static_cast<decaf_word_t>((diff - 1) >> 31);
-        decaf_255_point_cond_sel(sel.raw(), sel.raw(), tables[i][j].raw(), take);
+      const auto d = static_cast<std::uint64_t>(static_cast<std::int64_t>(digits[i][w]));
+      const std::uint64_t neg = d >> 63;
+      const std::uint64_t mag = (d ^ (0 - neg)) + neg;
+      t = detail::niels_identity();
+      const Niels* row = &table[i * kPerPoint];
+      for (std::size_t j = 0; j < kPerPoint; ++j) {
+        const std::uint64_t hit = ct_eq(mag, j + 1);
+        detail::fe_cmov(t.ypx, row[j].ypx, hit);
+        detail::fe_cmov(t.ymx, row[j].ymx, hit);
+        detail::fe_cmov(t.t2d, row[j].t2d, hit);
       }
-      Point neg = -sel;
-      const decaf_word_t negate = decaf_word_t{0} - static_cast<decaf_word_t>(sign_mask);
-      decaf_255_point_cond_sel(sel.raw(), sel.raw(), neg.raw(), negate);
-      acc += sel;
+      detail::fe_cswap(t.ypx, t.ymx, neg);
+      detail::fe_cmov(t.t2d, detail::fe_carry(detail::fe_neg(t.t2d)), neg);
+      acc = detail::ext_add_niels(acc, t);
     }
   }
-  for (auto& d : digits) decaf_bzero(d.data(), d.size());
+  Point r;
+  detail::ext_to_decaf(*r.raw(), acc);
+  for (auto& d : digits) sodium_memzero(d.data(), d.size());
+  sodium_memzero(&t, sizeof t);
+  sodium_memzero(&acc, sizeof acc);
   // The sum is a commitment-like public value (see Point::operator*(SecretScalar)).
-  gopa_declassify(acc.raw(), sizeof(decaf_255_point_t));
-  return acc;
+  gopa_declassify(r.raw(), sizeof(decaf_255_point_t));
+  return r;
 }
 
 }  // namespace gopa

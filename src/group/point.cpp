@@ -5,6 +5,7 @@
 
 #include "gopa/check.hpp"
 #include "gopa/group.hpp"
+#include "gopa/msm.hpp"
 
 namespace gopa {
 
@@ -113,17 +114,19 @@ Point Point::operator*(const SecretScalar& k) const noexcept {
   return r;
 }
 
-Point Point::base_mul(const Scalar& k) noexcept {
-  Point r;
-  decaf_255_precomputed_scalarmul(r.p_, decaf_255_precomputed_base, k.raw());
-  return r;
+namespace {
+// gopa's constant-time fixed-base table for B (msm.hpp), faster than libdecaf's precomputed
+// base; built once, thread-safe.
+const FixedBaseTable& base_table() {
+  static const FixedBaseTable table(Point::base());
+  return table;
 }
+}  // namespace
+
+Point Point::base_mul(const Scalar& k) noexcept { return base_table().mul(k); }
 
 Point Point::base_mul(const SecretScalar& k) noexcept {
-  Point r;
-  decaf_255_precomputed_scalarmul(r.p_, decaf_255_precomputed_base, k.raw());
-  gopa_declassify(r.p_, sizeof r.p_);  // k·B is public, as above
-  return r;
+  return base_table().mul(k);  // declassifies k·B, which is public
 }
 
 bool Point::is_identity() const noexcept {

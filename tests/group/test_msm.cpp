@@ -1,0 +1,255 @@
+// Multi-scalar multiplication and fixed-base tables against the naive sum of scalar
+// multiplications. Sizes stay small enough that the suite also runs under ASAN+UBSAN.
+#include <sodium.h>
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "../../src/group/edwards.hpp"  // internal: the curve model behind libdecaf
+#include "gopa/group.hpp"
+#include "gopa/msm.hpp"
+
+using gopa::MsmBasis;
+using gopa::MsmOptions;
+using gopa::Point;
+using gopa::Scalar;
+using gopa::SecretScalar;
+
+namespace {
+
+Scalar minus_one() { return -Scalar::one(); }
+
+// A point set with its discrete logs: points[i] = logs[i]·B, so Σ s_i·points[i] can be checked
+// against (Σ s_i·logs[i])·B for any size at the cost of one scalar multiplication. Includes the
+// identity and repeated points.
+struct Instance {
+  std::vector<Scalar> logs;
+  std::vector<Point> points;
+  std::vector<Scalar> scalars;
+
+  Scalar expected_log(std::size_t n) const {
+    Scalar acc;
+    for (std::size_t i = 0; i < n; ++i) acc += scalars[i] * logs[i];
+    return acc;
+  }
+};
+
+Instance make_instance(std::size_t n, std::uint64_t seed) {
+  gopa::DeterministicRng rng(seed);
+  Instance in;
+  in.logs.reserve(n);
+  in.points.reserve(n);
+  in.scalars.reserve(n);
+  // Consecutive points differ by a random step, so building them costs one addition each.
+  const Scalar step = Scalar::random(rng);
+  const Point step_point = Point::base_mul(step);
+  Scalar log = Scalar::random(rng);
+  Point p = Point::base_mul(log);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t kind = rng.uniform(16);
+    if (kind == 0) {
+      in.logs.push_back(Scalar::zero());  // the identity
+      in.points.push_back(Point::identity());
+    } else if (kind == 1 && i > 0) {
+      const std::size_t j = rng.uniform(i);  // a repeated point
+      in.logs.push_back(in.logs[j]);
+      in.points.push_back(in.points[j]);
+    } else {
+      in.logs.push_back(log);
+      in.points.push_back(p);
+    }
+    log += step;
+    p += step_point;
+    const std::uint64_t skind = rng.uniform(16);
+    if (skind == 0) {
+      in.scalars.push_back(Scalar::zero());
+    } else if (skind == 1) {
+      in.scalars.push_back(minus_one());
+    } else if (skind == 2) {
+      in.scalars.push_back(Scalar::from_u64(rng.uniform(40)));  // small
+    } else {
+      in.scalars.push_back(Scalar::random(rng));
+    }
+  }
+  return in;
+}
+
+bool fe_eq(const gopa::detail::Fe& a, const gopa::detail::Fe& b) {
+  return gopa::detail::fe_is_zero_vartime(gopa::detail::fe_sub(a, b));
+}
+
+}  // namespace
+
+TEST_CASE("libdecaf's points lie on -x^2 + y^2 = 1 + 121665 x^2 y^2", "[msm][curve]") {
+  using namespace gopa::detail;
+  gopa::DeterministicRng rng(7);
+  for (int i = 0; i < 20; ++i) {
+    const Point p = i == 0 ? Point::base() : Point::random(rng);
+    const Ext e = ext_from_decaf(*p.raw());
+    // Projectively: (−X² + Y²)·Z² = Z⁴ + d·X²·Y², and T·Z = X·Y.
+    const Fe x2 = fe_sq(e.X), y2 = fe_sq(e.Y), z2 = fe_sq(e.Z);
+    const Fe lhs = fe_mul(fe_sub(y2, x2), z2);
+    const Fe rhs = fe_add(fe_sq(z2), fe_mul_small(fe_mul(x2, y2), kCurveD));
+    REQUIRE(fe_eq(lhs, rhs));
+    REQUIRE(fe_eq(fe_mul(e.T, e.Z), fe_mul(e.X, e.Y)));
+  }
+}
+
+TEST_CASE("our Edwards formulas agree with libdecaf", "[msm][curve]") {
+  using namespace gopa::detail;
+  gopa::DeterministicRng rng(8);
+  std::vector<Point> pts{Point::identity(), Point::base()};
+  for (int i = 0; i < 30; ++i) pts.push_back(Point::random(rng));
+  pts.push_back(pts[2]);
+  std::vector<Ext> ext;
+  for (const Point& p : pts) ext.push_back(ext_from_decaf(*p.raw()));
+  std::vector<Niels> niels(ext.size());
+  std::vector<Fe> scratch(ext.size());
+  ext_batch_to_niels(ext, niels, scratch);
+  auto to_point = [](const Ext& e) {
+    Point r;
+    ext_to_decaf(*r.raw(), e);
+    return r;
+  };
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    REQUIRE(to_point(ext[i]) == pts[i]);
+    REQUIRE(to_point(ext_dbl(ext[i])).encode() == pts[i].dbl().encode());
+    for (std::size_t j = 0; j < pts.size(); j += 3) {
+      const gopa::Bytes32 sum = (pts[i] + pts[j]).encode();
+      const gopa::Bytes32 diff = (pts[i] - pts[j]).encode();
+      REQUIRE(to_point(ext_add(ext[i], ext[j])).encode() == sum);
+      REQUIRE(to_point(ext_add_niels(ext[i], niels[j])).encode() == sum);
+      REQUIRE(to_point(ext_sub_niels(ext[i], niels[j])).encode() == diff);
+      REQUIRE(to_point(ext_add_pniels(ext[i], ext_to_pniels(ext[j]))).encode() == sum);
+      REQUIRE(to_point(ext_sub_pniels(ext[i], ext_to_pniels(ext[j]))).encode() == diff);
+    }
+  }
+  // Field inversion and canonical reduction.
+  for (int i = 0; i < 20; ++i) {
+    const Fe a = ext[static_cast<std::size_t>(i) + 1].X;
+    REQUIRE(fe_eq(fe_mul(a, fe_invert(a)), fe_one()));
+  }
+}
+
+TEST_CASE("msm matches the naive sum for every size 0..64 and a spread up to 2000", "[msm]") {
+  constexpr std::size_t kMax = 2000;
+  const Instance in = make_instance(kMax, 42);
+  // prefix[n] = Σ_{i<n} s_i·P_i by scalar multiplications (what msm_naive computes).
+  std::vector<Point> prefix(kMax + 1);
+  for (std::size_t i = 0; i < kMax; ++i) prefix[i + 1] = prefix[i] + in.points[i] * in.scalars[i];
+
+  std::vector<std::size_t> sizes;
+  for (std::size_t n = 0; n <= 64; ++n) sizes.push_back(n);
+  // Around the Straus/Pippenger switch and the window thresholds, and a spread above.
+  for (std::size_t t : std::vector<std::size_t>{129, 256, 640}) {
+    sizes.push_back(t - 1);
+    sizes.push_back(t);
+  }
+  for (std::size_t n : std::vector<std::size_t>{65, 100, 127, 128, 255, 256, 257, 333, 511, 512, 777, 1000, 1023, 1024,
+                        1025, 1337, 1999, 2000}) {
+    sizes.push_back(n);
+  }
+  const auto s = std::span<const Scalar>(in.scalars);
+  const auto p = std::span<const Point>(in.points);
+  const MsmBasis basis(p);
+  for (std::size_t n : sizes) {
+    CAPTURE(n);
+    const Point r1 = gopa::msm(s.first(n), p.first(n));
+    REQUIRE(r1 == prefix[n]);
+    REQUIRE(r1.encode() == prefix[n].encode());
+    REQUIRE(gopa::msm(s.first(n), p.first(n), MsmOptions{.threads = 2}) == prefix[n]);
+    REQUIRE(basis.msm(s.first(n)) == prefix[n]);
+  }
+  // msm_naive itself, on a few sizes.
+  for (std::size_t n : std::vector<std::size_t>{0, 1, 5, 70}) REQUIRE(gopa::msm_naive(s.first(n), p.first(n)) == prefix[n]);
+  // And the known-discrete-log check agrees with the prefix sums.
+  REQUIRE(Point::base_mul(in.expected_log(kMax)) == prefix[kMax]);
+}
+
+TEST_CASE("msm on degenerate inputs", "[msm]") {
+  gopa::DeterministicRng rng(3);
+  for (std::size_t n : std::vector<std::size_t>{1, 2, 17, 128, 129, 300, 1500}) {
+    CAPTURE(n);
+    std::vector<Point> pts(n);
+    std::vector<Scalar> sc(n);
+    for (std::size_t i = 0; i < n; ++i) sc[i] = Scalar::random(rng);
+    // All identity points.
+    REQUIRE(gopa::msm(sc, pts).is_identity());
+    // All zero scalars.
+    const Point q = Point::random(rng);
+    std::vector<Point> same(n, q);
+    std::vector<Scalar> zeros(n);
+    REQUIRE(gopa::msm(zeros, same).is_identity());
+    REQUIRE(gopa::msm(zeros, same, {.threads = 2}).is_identity());
+    // ℓ − 1 times one repeated point: −n·Q.
+    std::vector<Scalar> m1(n, minus_one());
+    const Point expect = q * Scalar::from_u64(n);
+    REQUIRE(gopa::msm(m1, same) == -expect);
+    REQUIRE(gopa::msm(m1, same, {.threads = 2}) == -expect);
+    // s and −s on the same point cancel.
+    std::vector<Scalar> pm(n);
+    std::vector<Point> qq(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      pm[i] = (i % 2 == 0) ? sc[i / 2 * 2] : -sc[i / 2 * 2];
+      qq[i] = same[i];
+    }
+    const Point rem = (n % 2 == 1) ? q * sc[n - 1] : Point::identity();
+    REQUIRE(gopa::msm(pm, qq) == rem);
+  }
+}
+
+TEST_CASE("msm with two threads on larger inputs", "[msm][threads]") {
+  for (std::size_t n : std::vector<std::size_t>{4097, 12289}) {
+    CAPTURE(n);
+    const Instance in = make_instance(n, 100 + n);
+    const Point expect = Point::base_mul(in.expected_log(n));
+    REQUIRE(gopa::msm(in.scalars, in.points) == expect);
+    REQUIRE(gopa::msm(in.scalars, in.points, {.threads = 2}) == expect);
+    REQUIRE(gopa::msm(in.scalars, in.points, {.threads = 3}) == expect);
+    const MsmBasis basis(in.points);
+    REQUIRE(basis.msm(in.scalars, {.threads = 2}) == expect);
+  }
+}
+
+TEST_CASE("msm_scratch_bytes stays within budget at n = 2^20", "[msm]") {
+  REQUIRE(gopa::msm_scratch_bytes(0) == 0);
+  REQUIRE(gopa::msm_scratch_bytes(1u << 20) <= (std::size_t{512} << 20));
+  REQUIRE(gopa::msm_scratch_bytes(1u << 20, {.threads = 2}) <= (std::size_t{512} << 20));
+}
+
+TEST_CASE("FixedBaseTable matches the constant-time scalar multiplication", "[msm][fixed]") {
+  gopa::DeterministicRng rng(11);
+  std::vector<Point> bases{Point::base(), Point::identity()};
+  for (int i = 0; i < 4; ++i) bases.push_back(Point::random(rng));
+  std::vector<Scalar> ks{Scalar::zero(), Scalar::one(), minus_one(), Scalar::from_u64(8),
+                         Scalar::from_u64(15), Scalar::from_u64(16), -Scalar::from_u64(8)};
+  // 2^252 and 2^253 − 1 mod ℓ; all-8 nibbles (maximal carries).
+  Scalar two252 = Scalar::one();
+  for (int i = 0; i < 252; ++i) two252 += two252;
+  ks.push_back(two252);
+  gopa::Bytes32 eights{};
+  eights.fill(0x88);
+  eights[31] = 0x08;
+  ks.push_back(*Scalar::decode(eights));
+  for (int i = 0; i < 20; ++i) ks.push_back(Scalar::random(rng));
+  for (const Point& b : bases) {
+    const gopa::FixedBaseTable table(b);
+    REQUIRE(table.base() == b);
+    for (const Scalar& k : ks) {
+      const Point expect = b * k;
+      REQUIRE(table.mul(k).encode() == expect.encode());
+      const SecretScalar sk(k);
+      REQUIRE(table.mul(sk) == expect);
+    }
+  }
+  const gopa::FixedBaseTable g(Point::base());
+  for (int i = 0; i < 20; ++i) {
+    const SecretScalar k = SecretScalar::random(rng);
+    REQUIRE(g.mul(k) == Point::base_mul(k));
+  }
+  // Moved-to tables keep working.
+  gopa::FixedBaseTable moved = gopa::FixedBaseTable(bases[2]);
+  REQUIRE(moved.mul(Scalar::from_u64(3)) == bases[2] + bases[2] + bases[2]);
+}
