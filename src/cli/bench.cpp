@@ -9,6 +9,7 @@ void add_bench_commands(CLI::App& app, Context& ctx) {
       "bench", "Measure proof sizes and prove/verify times, and group operation costs");
   bench->require_subcommand(1);
   add_bench_group_command(*bench, ctx);
+  add_bench_gaussian_command(*bench, ctx);
   add_bench_proofs_command(*bench, ctx);
 }
 

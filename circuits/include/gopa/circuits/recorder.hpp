@@ -1,0 +1,143 @@
+// gopa/circuits/recorder.hpp — the constraint recorder: a builder (builder.hpp) that records the
+// circuit and the witness over Z_ℓ, the canonical circuit description, and the witness checker.
+//
+//   gopa::circuits::Recorder rec("gopa/box-muller/v1 f=16");
+//   auto s = rec.committed_input(seed);  ...  rec.output(eta);   // run any gadget on it
+//   const Circuit& c = rec.circuit();       // gates + variable kinds
+//   Bytes32 id = c.id();                    // SHA-256 of c.encode()
+//   CheckResult r = check_witness(c, rec.values());   // every gate holds?
+//
+// Circuit form (docs/circuits.md §2): variables z_0..z_{n-1}, each public input, committed
+// input, witness (prover hint), product (output of a multiplication gate) or committed output.
+// A wire is an affine form  c_0 + Σ c_i·z_i  (additions and constant factors are free).
+// Constraints: multiplication gates  A(z)·B(z) = C(z)  and linear constraints  L(z) = 0.
+// The number of multiplication gates drives the proof cost.
+//
+// Security notes: the witness holds secrets (seeds, samples) as Scalar values; the recorder wipes
+// them on destruction. Hints are computed from __int128 shadow values (variable time: floor
+// division and integer square root branch on their inputs); the field arithmetic is libdecaf's
+// (constant time). The proof layer must copy the witness into SecretScalar.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gopa/circuits/builder.hpp"
+#include "gopa/group.hpp"
+
+namespace gopa::circuits {
+
+Scalar scalar_from_i128(i128 v) noexcept;
+
+enum class VarKind : std::uint8_t {
+  kPublic = 1,     // public input (e.g. public randomness y)
+  kCommitted = 2,  // private input, committed outside the circuit (e.g. private seed x)
+  kWitness = 3,    // prover hint, constrained by the gadgets
+  kProduct = 4,    // output of a multiplication gate
+  kOutput = 5,     // committed output (the sample η)
+};
+
+struct Term {
+  std::uint32_t var = 0;
+  Scalar coef;
+};
+
+// c_0 + Σ coef·z_var, terms sorted by var, no zero coefficient, no repeated var.
+struct LinComb {
+  Scalar constant;
+  std::vector<Term> terms;
+  [[nodiscard]] Scalar eval(std::span<const Scalar> z) const noexcept;
+};
+
+struct MulGate {
+  LinComb a, b, c;  // a·b = c
+};
+
+struct Circuit {
+  std::string name;  // domain label, e.g. "gopa/circuits/box-muller/v1 f=16 F=20 m=20 d=2"
+  std::vector<VarKind> vars;
+  std::vector<MulGate> muls;
+  std::vector<LinComb> linear;  // each = 0
+
+  // Canonical byte encoding (docs/circuits.md §2.3), and its SHA-256: the circuit id.
+  [[nodiscard]] std::vector<std::uint8_t> encode() const;
+  [[nodiscard]] Bytes32 id() const;
+  [[nodiscard]] std::size_t count(VarKind k) const noexcept;
+  // Variables of a kind, in creation order (e.g. the public inputs, the outputs).
+  [[nodiscard]] std::vector<std::uint32_t> vars_of(VarKind k) const;
+};
+
+enum class CheckError : std::uint8_t {
+  kOk = 0,
+  kWrongSize,       // witness length ≠ number of variables
+  kMulGate,         // a multiplication gate does not hold
+  kLinear,          // a linear constraint does not hold
+  kPublicInput,     // a public input differs from the expected value
+};
+
+struct CheckResult {
+  CheckError error = CheckError::kOk;
+  std::size_t index = 0;  // the failing gate / constraint / public input
+  [[nodiscard]] bool ok() const noexcept { return error == CheckError::kOk; }
+};
+
+// Checks every gate and linear constraint on the assignment z, and (if given) that the public
+// inputs equal `expected_public` in order.
+[[nodiscard]] CheckResult check_witness(const Circuit& c, std::span<const Scalar> z,
+                                        std::span<const Scalar> expected_public = {});
+
+// The recording builder.
+class Recorder {
+ public:
+  struct Wire {
+    LinComb lc;
+    Scalar val;      // value over Z_ℓ
+    i128 shadow = 0;  // the same value as an integer (for hints); exact while |v| < 2^124
+  };
+  // Cheating-prover hook for soundness tests: called on every witness(v) with its index; the
+  // returned value is used instead.
+  using Tamper = std::function<i128(std::size_t hint_index, i128 honest)>;
+
+  explicit Recorder(std::string name);
+  ~Recorder();
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  Wire constant(i128 c) const;
+  Wire add(const Wire& a, const Wire& b) const;
+  Wire sub(const Wire& a, const Wire& b) const;
+  Wire add_const(const Wire& a, i128 c) const;
+  Wire mul_const(const Wire& a, i128 c) const;
+  Wire mul(const Wire& a, const Wire& b);
+  Wire witness(i128 v);
+  Wire public_input(i128 v);
+  Wire committed_input(i128 v);
+  i128 value(const Wire& w) const noexcept { return w.shadow; }
+  void assert_zero(const Wire& a);
+  void assert_mul(const Wire& a, const Wire& b, const Wire& c);
+  void output(const Wire& w);
+
+  void set_tamper(Tamper t) { tamper_ = std::move(t); }
+  [[nodiscard]] std::size_t hints() const noexcept { return hints_; }
+  [[nodiscard]] const Circuit& circuit() const noexcept { return c_; }
+  [[nodiscard]] std::span<const Scalar> values() const noexcept { return z_; }
+  // For tests: overwrite one variable's value after recording.
+  void set_value(std::uint32_t var, const Scalar& v) { z_.at(var) = v; }
+  // True while every shadow stayed within ±2^124 (always, for an honest prover).
+  [[nodiscard]] bool shadow_exact() const noexcept { return shadow_exact_; }
+
+ private:
+  Wire new_var(VarKind k, i128 v, const Scalar& val);
+  Circuit c_;
+  std::vector<Scalar> z_;
+  Tamper tamper_;
+  std::size_t hints_ = 0;
+  bool shadow_exact_ = true;
+};
+
+}  // namespace gopa::circuits

@@ -1,0 +1,221 @@
+#include "gopa/circuits/recorder.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "gopa/check.hpp"
+
+namespace gopa::circuits {
+
+Scalar scalar_from_i128(i128 v) noexcept {
+  const bool neg = v < 0;
+  const u128 m = neg ? static_cast<u128>(-(v + 1)) + 1U : static_cast<u128>(v);
+  const Scalar two32 = Scalar::from_u64(std::uint64_t{1} << 32);
+  Scalar s = Scalar::from_u64(static_cast<std::uint64_t>(m >> 64)) * two32 * two32 +
+             Scalar::from_u64(static_cast<std::uint64_t>(m));
+  return neg ? -s : s;
+}
+
+Scalar LinComb::eval(std::span<const Scalar> z) const noexcept {
+  Scalar acc = constant;
+  for (const Term& t : terms) acc += t.coef * z[t.var];
+  return acc;
+}
+
+namespace {
+
+// Σ terms of a and k·b, merged by variable, zero coefficients dropped.
+LinComb combine(const LinComb& a, const LinComb& b, const Scalar& k) {
+  LinComb r;
+  r.constant = a.constant + k * b.constant;
+  r.terms.reserve(a.terms.size() + b.terms.size());
+  std::size_t i = 0, j = 0;
+  while (i < a.terms.size() || j < b.terms.size()) {
+    if (j == b.terms.size() || (i < a.terms.size() && a.terms[i].var < b.terms[j].var)) {
+      r.terms.push_back(a.terms[i++]);
+    } else if (i == a.terms.size() || b.terms[j].var < a.terms[i].var) {
+      Scalar c = k * b.terms[j].coef;
+      if (!c.is_zero()) r.terms.push_back({b.terms[j].var, c});
+      ++j;
+    } else {
+      Scalar c = a.terms[i].coef + k * b.terms[j].coef;
+      if (!c.is_zero()) r.terms.push_back({a.terms[i].var, c});
+      ++i;
+      ++j;
+    }
+  }
+  return r;
+}
+
+void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+void put_scalar(std::vector<std::uint8_t>& out, const Scalar& s) {
+  const Bytes32 b = s.encode();
+  out.insert(out.end(), b.begin(), b.end());
+}
+
+void put_lc(std::vector<std::uint8_t>& out, const LinComb& lc) {
+  put_scalar(out, lc.constant);
+  put_u32(out, static_cast<std::uint32_t>(lc.terms.size()));
+  for (const Term& t : lc.terms) {
+    put_u32(out, t.var);
+    put_scalar(out, t.coef);
+  }
+}
+
+bool in_wire_limit(i128 v) { return v < kWireLimit && v > -kWireLimit; }
+
+}  // namespace
+
+std::vector<std::uint8_t> Circuit::encode() const {
+  static constexpr std::string_view kMagic = "gopa/circuit/v1";
+  GOPA_CHECK(name.size() <= 0xFFFF, "circuit name too long");
+  std::vector<std::uint8_t> out(kMagic.begin(), kMagic.end());
+  out.push_back(1);  // version
+  out.push_back(static_cast<std::uint8_t>(name.size()));
+  out.push_back(static_cast<std::uint8_t>(name.size() >> 8));
+  out.insert(out.end(), name.begin(), name.end());
+  put_u32(out, static_cast<std::uint32_t>(vars.size()));
+  for (VarKind k : vars) out.push_back(static_cast<std::uint8_t>(k));
+  put_u32(out, static_cast<std::uint32_t>(muls.size()));
+  for (const MulGate& g : muls) {
+    put_lc(out, g.a);
+    put_lc(out, g.b);
+    put_lc(out, g.c);
+  }
+  put_u32(out, static_cast<std::uint32_t>(linear.size()));
+  for (const LinComb& l : linear) put_lc(out, l);
+  return out;
+}
+
+Bytes32 Circuit::id() const {
+  const std::vector<std::uint8_t> e = encode();
+  Bytes32 h{};
+  crypto_hash_sha256(h.data(), e.data(), e.size());
+  return h;
+}
+
+std::size_t Circuit::count(VarKind k) const noexcept {
+  return static_cast<std::size_t>(std::count(vars.begin(), vars.end(), k));
+}
+
+std::vector<std::uint32_t> Circuit::vars_of(VarKind k) const {
+  std::vector<std::uint32_t> r;
+  for (std::size_t i = 0; i < vars.size(); ++i)
+    if (vars[i] == k) r.push_back(static_cast<std::uint32_t>(i));
+  return r;
+}
+
+CheckResult check_witness(const Circuit& c, std::span<const Scalar> z,
+                          std::span<const Scalar> expected_public) {
+  if (z.size() != c.vars.size()) return {CheckError::kWrongSize, 0};
+  for (std::size_t i = 0; i < c.muls.size(); ++i) {
+    const MulGate& g = c.muls[i];
+    if (g.a.eval(z) * g.b.eval(z) != g.c.eval(z)) return {CheckError::kMulGate, i};
+  }
+  for (std::size_t i = 0; i < c.linear.size(); ++i)
+    if (!c.linear[i].eval(z).is_zero()) return {CheckError::kLinear, i};
+  if (!expected_public.empty()) {
+    const auto pub = c.vars_of(VarKind::kPublic);
+    if (pub.size() != expected_public.size()) return {CheckError::kPublicInput, pub.size()};
+    for (std::size_t i = 0; i < pub.size(); ++i)
+      if (z[pub[i]] != expected_public[i]) return {CheckError::kPublicInput, i};
+  }
+  return {};
+}
+
+Recorder::Recorder(std::string name) { c_.name = std::move(name); }
+
+Recorder::~Recorder() {
+  if (!z_.empty()) sodium_memzero(z_.data(), z_.size() * sizeof(Scalar));
+}
+
+Recorder::Wire Recorder::constant(i128 c) const {
+  Wire w;
+  w.lc.constant = scalar_from_i128(c);
+  w.val = w.lc.constant;
+  w.shadow = c;
+  return w;
+}
+
+// Shadows of a cheating prover's wires may be anything: saturate to 0 instead of overflowing
+// (the field values stay exact; only hints derived from such a shadow are affected).
+Recorder::Wire Recorder::add(const Wire& a, const Wire& b) const {
+  i128 s = 0;
+  if (__builtin_add_overflow(a.shadow, b.shadow, &s)) s = 0;
+  return {combine(a.lc, b.lc, Scalar::one()), a.val + b.val, s};
+}
+
+Recorder::Wire Recorder::sub(const Wire& a, const Wire& b) const {
+  i128 s = 0;
+  if (__builtin_sub_overflow(a.shadow, b.shadow, &s)) s = 0;
+  return {combine(a.lc, b.lc, -Scalar::one()), a.val - b.val, s};
+}
+
+Recorder::Wire Recorder::add_const(const Wire& a, i128 c) const { return add(a, constant(c)); }
+
+Recorder::Wire Recorder::mul_const(const Wire& a, i128 c) const {
+  const Scalar k = scalar_from_i128(c);
+  Wire w;
+  w.lc = combine(LinComb{}, a.lc, k);
+  w.val = a.val * k;
+  if (__builtin_mul_overflow(a.shadow, c, &w.shadow)) w.shadow = 0;
+  return w;
+}
+
+Recorder::Wire Recorder::new_var(VarKind k, i128 v, const Scalar& val) {
+  const auto idx = static_cast<std::uint32_t>(c_.vars.size());
+  c_.vars.push_back(k);
+  z_.push_back(val);
+  if (!in_wire_limit(v)) shadow_exact_ = false;
+  Wire w;
+  w.lc.terms.push_back({idx, Scalar::one()});
+  w.val = val;
+  w.shadow = v;
+  return w;
+}
+
+Recorder::Wire Recorder::mul(const Wire& a, const Wire& b) {
+  i128 p = 0;
+  if (__builtin_mul_overflow(a.shadow, b.shadow, &p)) {
+    shadow_exact_ = false;
+    p = 0;
+  }
+  Wire out = new_var(VarKind::kProduct, p, a.val * b.val);
+  c_.muls.push_back({a.lc, b.lc, out.lc});
+  return out;
+}
+
+Recorder::Wire Recorder::witness(i128 v) {
+  const std::size_t idx = hints_++;
+  if (tamper_) v = tamper_(idx, v);
+  return new_var(VarKind::kWitness, v, scalar_from_i128(v));
+}
+
+Recorder::Wire Recorder::public_input(i128 v) {
+  return new_var(VarKind::kPublic, v, scalar_from_i128(v));
+}
+
+Recorder::Wire Recorder::committed_input(i128 v) {
+  return new_var(VarKind::kCommitted, v, scalar_from_i128(v));
+}
+
+void Recorder::assert_zero(const Wire& a) {
+  if (a.lc.terms.empty() && a.lc.constant.is_zero()) return;  // trivially true
+  c_.linear.push_back(a.lc);
+}
+
+void Recorder::assert_mul(const Wire& a, const Wire& b, const Wire& c) {
+  c_.muls.push_back({a.lc, b.lc, c.lc});
+}
+
+void Recorder::output(const Wire& w) {
+  Wire o = new_var(VarKind::kOutput, w.shadow, w.val);
+  assert_zero(sub(o, w));
+}
+
+}  // namespace gopa::circuits
