@@ -691,15 +691,6 @@ std::vector<double> estimate_of(const SessionParams& p, const std::vector<Scalar
 
 }  // namespace
 
-const char* check_status_name(CheckStatus s) noexcept {
-  switch (s) {
-    case CheckStatus::pass: return "PASS";
-    case CheckStatus::fail: return "FAIL";
-    case CheckStatus::skip: return "SKIP";
-  }
-  return "?";
-}
-
 const char* cheat_name(CheatKind k) noexcept {
   switch (k) {
     case CheatKind::range: return "range";

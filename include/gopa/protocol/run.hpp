@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "gopa/bulletin/audit.hpp"
 #include "gopa/bulletin/board.hpp"
 #include "gopa/protocol/session.hpp"
 
@@ -76,14 +77,10 @@ struct RunReport {
 
 [[nodiscard]] bulletin::Result<RunReport> run_session(const RunConfig& config, bulletin::Board& board);
 
-enum class CheckStatus { pass, fail, skip };
-[[nodiscard]] const char* check_status_name(CheckStatus s) noexcept;
-
-struct AuditCheck {
-  std::string name;
-  CheckStatus status = CheckStatus::pass;
-  std::string detail;
-};
+// PASS/FAIL/SKIP checks, as in the log-level audit of the board.
+using bulletin::CheckStatus;
+using bulletin::check_status_name;
+using AuditCheck = bulletin::CheckResult;
 
 struct AuditReport {
   std::vector<AuditCheck> checks;
