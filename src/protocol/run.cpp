@@ -477,6 +477,16 @@ std::optional<std::size_t> slot_of(const CommitMessage& m, std::uint32_t w) {
   return static_cast<std::size_t>(pos - m.neighbours.begin());
 }
 
+// Whether the pairwise terms of an edge cancel: u's terms at neighbour slot i of mu, plus w's
+// at slot k of mw, are the identity in every coordinate (C_uw + C_wu = 0).
+bool edge_cancels(const CommitMessage& mu, std::size_t i, const CommitMessage& mw, std::size_t k,
+                  std::uint32_t dim) {
+  for (std::uint32_t j = 0; j < dim; ++j) {
+    if (!(mu.edge_terms[i * dim + j] + mw.edge_terms[k * dim + j]).is_identity()) return false;
+  }
+  return true;
+}
+
 // Whether u's committed terms on edge {u, w} follow from the edge's noise.
 bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std::uint32_t w, const EdgeNoise& z,
                   const GeneratorSet& gens, std::uint32_t dim) {
@@ -590,11 +600,7 @@ Verdict judge(const View& v, const Graph& g, bool final_judgement = true) {
       auto k = slot_of(mw->second, u);
       if (!k) continue;  // w's list is wrong: already blamed
       ++edges_checked;
-      bool cancels = true;
-      for (std::uint32_t j = 0; j < p.dim && cancels; ++j) {
-        cancels = (mu.edge_terms[i * p.dim + j] + mw->second.edge_terms[*k * p.dim + j]).is_identity();
-      }
-      if (cancels) continue;
+      if (edge_cancels(mu, i, mw->second, *k, p.dim)) continue;
       ++cancel_fail;
       auto z = opened.find({u, w});
       if (z == opened.end()) {
@@ -863,10 +869,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         const std::uint32_t w = mu.neighbours[i];
         if (!commits[w]) continue;
         auto k = slot_of(*commits[w], u);
-        bool cancels = k.has_value();
-        for (std::uint32_t j = 0; j < p.dim && cancels; ++j) {
-          cancels = (mu.edge_terms[i * p.dim + j] + commits[w]->edge_terms[*k * p.dim + j]).is_identity();
-        }
+        const bool cancels = k.has_value() && edge_cancels(mu, i, *commits[w], *k, p.dim);
         if (cancels || !revealed.insert(edge_of(u, w)).second) continue;
         const auto e = edge_of(u, w);
         round.push_back(parties[u]->entry(sid, kRoundCommit, MessageType::complaint,
