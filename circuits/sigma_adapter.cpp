@@ -193,4 +193,31 @@ ProofCost measure_proof(const SamplerParams& p, std::size_t d, int reps, std::ui
   return c;
 }
 
+sigma::VerifyResult verify_gaussian_encoded(const SamplerParams& p, std::size_t d,
+                                            std::span<const std::uint64_t> ys,
+                                            std::span<const Point> seed_commitments,
+                                            std::span<const Point> sample_commitments,
+                                            std::span<const std::uint8_t> proof) {
+  const std::size_t need = seeds_needed(p, d);
+  if (ys.size() != need || seed_commitments.size() != need || sample_commitments.size() != d)
+    return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: wrong statement sizes");
+  for (std::uint64_t y : ys)
+    if (p.m < 64 && (y >> p.m) != 0)
+      return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: public randomness out of range");
+  std::vector<i128> zeros(need, 0);
+  auto rec = record(p, d, zeros, ys);
+  std::vector<Scalar> publics;
+  for (std::uint64_t y : ys) publics.push_back(Scalar::from_u64(y));
+  SigmaCircuit sc = to_sigma(rec->circuit(), {}, publics);
+  auto decoded = sigma::CircuitProof::decode(proof, sc.circuit);
+  if (!decoded)
+    return sigma::VerifyResult::fail(sigma::VerifyStatus::kMalformedProof, "gaussian: proof encoding is malformed");
+  auto gens = gens_for(sc.circuit);
+  std::vector<Point> coms(seed_commitments.begin(), seed_commitments.end());
+  coms.insert(coms.end(), sample_commitments.begin(), sample_commitments.end());
+  Transcript t("gopa");
+  bind_statement(t, p, d, rec->circuit());
+  return sigma::verify_circuit(t, *gens, sc.circuit, sc.publics, coms, *decoded);
+}
+
 }  // namespace gopa::circuits

@@ -40,6 +40,8 @@ struct RunArgs {
   bool json_out = false;
   std::vector<std::string> cheats;
   std::uint32_t dropouts = 0;
+  std::string sampler = "box-muller";
+  unsigned sampler_precision = 16;
 };
 
 struct UsageError : std::runtime_error {
@@ -105,7 +107,7 @@ int run_run(const RunArgs& a) {
     for (const auto& c : a.cheats) {
       const auto colon = c.find(':');
       if (!gp::cheat_from_name(c.substr(0, colon))) {
-        throw UsageError("--cheat '" + c + "': KIND must be one of range, cancel, output, signature, replay, missing");
+        throw UsageError("--cheat '" + c + "': KIND must be one of range, cancel, noise, output, signature, replay, missing");
       }
       total += 1;
     }
@@ -115,6 +117,15 @@ int run_run(const RunArgs& a) {
   gp::SessionParams p = gp::SessionParams::defaults(a.parties, a.dim);
   p.input_bits = 32;
   p.frac_bits = 16;
+  {
+    const auto kind = gp::sampler_from_name(a.sampler);
+    if (!kind) throw UsageError("--sampler '" + a.sampler + "': must be one of box-muller, polar, inverse-cdf, clt");
+    p.sampler = *kind;
+    if (a.sampler_precision < 8 || a.sampler_precision > 16) {
+      throw UsageError("--sampler-precision: must be in 8..16 (the session's fixed point has 16 fractional bits)");
+    }
+    p.sampler_precision = static_cast<std::uint8_t>(a.sampler_precision);
+  }
   SystemRng sys;
   sys.fill(p.nonce);
   if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
@@ -183,7 +194,7 @@ int run_run(const RunArgs& a) {
       count = static_cast<std::uint32_t>(std::stoul(n));
     }
     if (!kind || count == 0) {
-      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, cancel, output, signature, replay, missing");
+      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, cancel, noise, output, signature, replay, missing");
     }
     cfg.cheats[*kind] += count;
     deviating += count;
@@ -241,6 +252,8 @@ int run_run(const RunArgs& a) {
     j["neighbors"] = p.neighbors;
     j["sigma_eta"] = p.sigma_eta;
     j["sigma_delta"] = p.sigma_delta;
+    j["sampler"] = gp::sampler_name(p.sampler);
+    j["sampler_precision"] = p.sampler_precision;
     j["privacy"] = privacy;
     j["estimate"] = r.estimate;
     if (simulated) j["true_mean"] = mean;
@@ -259,7 +272,8 @@ int run_run(const RunArgs& a) {
   } else {
     std::printf("session %s  board %s (%zu entries, %.1f KiB)\n", to_hex(r.session_id).substr(0, 16).c_str(),
                 path.c_str(), r.board_entries, static_cast<double>(r.board_bytes) / 1024.0);
-    std::printf("parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g\n", a.parties, a.dim, p.neighbors, p.sigma_eta, p.sigma_delta);
+    std::printf("parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  noise: %s, %u fractional bits, proven\n", a.parties, a.dim,
+                p.neighbors, p.sigma_eta, p.sigma_delta, gp::sampler_name(p.sampler), p.sampler_precision);
     std::printf("privacy: %s\n", privacy.c_str());
     for (std::uint32_t j = 0; j < a.dim && j < 8; ++j) {
       if (simulated) {
@@ -278,7 +292,7 @@ int run_run(const RunArgs& a) {
       std::printf("  party %u: %s%s%s\n", u, why.c_str(), d == r.deviating.end() ? "" : "   [simulated: ",
                   d == r.deviating.end() ? "" : (d->second + "]").c_str());
     }
-    std::printf("proof bytes per party: %zu (range + output)\n", r.proof_bytes_per_party);
+    std::printf("proof bytes per party: %zu (range + noise + output)\n", r.proof_bytes_per_party);
     std::printf("time:");
     for (const auto& ph : r.phases) std::printf(" %s %.2fs;", ph.name.c_str(), ph.seconds);
     std::printf(" audit %.2fs\n", audit_s);
@@ -362,10 +376,12 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   run->add_option("--sigma-eta", a->sigma_eta, "set σ_η by hand (with --sigma-delta; no (ε, δ) is then claimed)");
   run->add_option("--sigma-delta", a->sigma_delta, "set σ_Δ by hand (with --sigma-eta)");
   run->add_option("--cheat", a->cheats,
-                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, cancel, output, signature, replay or missing")
+                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, cancel, noise, output, signature, replay or missing")
       ->expected(1)
       ->take_all();
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");
+  run->add_option("--sampler", a->sampler, "Gaussian sampler proven for the noise: box-muller (default), polar, inverse-cdf, clt");
+  run->add_option("--sampler-precision", a->sampler_precision, "fractional bits of the proven noise samples, 8..16 (default 16)");
   run->add_option("--board", a->board, "SQLite board file to create (default gopa-run-<session>.db)");
   run->add_option("--seed", a->seed, "seed of the simulated parties' keys and inputs (default 1)");
   run->add_flag("--json", a->json_out, "machine-readable output");

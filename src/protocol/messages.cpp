@@ -179,18 +179,18 @@ Bytes SeedCommitMessage::encode() const {
 }
 
 std::optional<SeedCommitMessage> SeedCommitMessage::decode(std::span<const std::uint8_t> in,
-                                                           std::uint32_t dim, std::string* why) {
+                                                           std::size_t seeds, std::string* why) {
   Reader r(in, why);
   if (!r.version()) return std::nullopt;
   SeedCommitMessage m;
   auto h = r.bytes(32, "randomness commitment");
   if (!r.ok()) return std::nullopt;
   std::copy(h.begin(), h.end(), m.randomness_commitment.begin());
-  if (r.remaining() != static_cast<std::size_t>(dim) * 32) {
-    r.fail("expected one seed commitment per coordinate");
+  if (r.remaining() != seeds * 32) {
+    r.fail("expected " + std::to_string(seeds) + " noise-seed commitments");
     return std::nullopt;
   }
-  for (std::uint32_t j = 0; j < dim; ++j) m.seed_commitments.push_back(r.point("seed commitment"));
+  for (std::size_t j = 0; j < seeds; ++j) m.seed_commitments.push_back(r.point("seed commitment"));
   return done(r, std::move(m));
 }
 
@@ -306,6 +306,8 @@ Bytes CommitMessage::encode() const {
   for (const auto& p : noise) w.point(p);
   w.u32(static_cast<std::uint32_t>(range_proof.size()));
   w.bytes(range_proof);
+  w.u32(static_cast<std::uint32_t>(noise_proof.size()));
+  w.bytes(noise_proof);
   return w.take();
 }
 
@@ -338,6 +340,10 @@ std::optional<CommitMessage> CommitMessage::decode(std::span<const std::uint8_t>
   auto proof = r.bytes(len, "range proof");
   if (!r.ok()) return std::nullopt;
   m.range_proof.assign(proof.begin(), proof.end());
+  const std::uint32_t noise_len = r.u32("noise proof length");
+  auto noise = r.bytes(noise_len, "noise proof");
+  if (!r.ok()) return std::nullopt;
+  m.noise_proof.assign(noise.begin(), noise.end());
   return done(r, std::move(m));
 }
 

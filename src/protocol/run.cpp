@@ -12,13 +12,15 @@
 #include <mutex>
 #include <thread>
 #include <memory>
-#include <numbers>
 #include <optional>
 #include <set>
 
+#include "gopa/circuits/seeds.hpp"
+#include "gopa/circuits/sigma_adapter.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/protocol/edges.hpp"
 #include "gopa/protocol/messages.hpp"
+#include "gopa/protocol/noise.hpp"
 #include "gopa/protocol/output.hpp"
 #include "gopa/sigma/range.hpp"
 #include "gopa/transcript.hpp"
@@ -49,26 +51,6 @@ Key32 derive_key(std::uint64_t seed, std::string_view label, std::uint32_t index
   Key32 k{};
   crypto_generichash_final(&st, k.data(), k.size());
   return k;
-}
-
-// The public part y_j of party u's noise seed j: 32 bits of
-// BLAKE2b-256("gopa/noise-public/v1" ‖ y ‖ LE32(u) ‖ LE32(j)), y the joint randomness.
-std::uint32_t noise_public_part(const Key32& y, std::uint32_t u, std::uint32_t j) {
-  static constexpr std::string_view kDomain = "gopa/noise-public/v1";
-  crypto_generichash_state st;
-  crypto_generichash_init(&st, nullptr, 0, 32);
-  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
-  crypto_generichash_update(&st, y.data(), y.size());
-  std::uint8_t b[8];
-  for (std::size_t i = 0; i < 4; ++i) {
-    b[i] = static_cast<std::uint8_t>(u >> (8 * i));
-    b[4 + i] = static_cast<std::uint8_t>(j >> (8 * i));
-  }
-  crypto_generichash_update(&st, b, sizeof b);
-  Key32 h{};
-  crypto_generichash_final(&st, h.data(), h.size());
-  return static_cast<std::uint32_t>(h[0]) | static_cast<std::uint32_t>(h[1]) << 8 |
-         static_cast<std::uint32_t>(h[2]) << 16 | static_cast<std::uint32_t>(h[3]) << 24;
 }
 
 Transcript party_transcript(const Bytes32& sid, std::uint32_t index, std::string_view what) {
@@ -126,6 +108,25 @@ bulletin::Status append_all(bulletin::Board& board, const std::vector<Bytes>& en
   return {};
 }
 
+// Runs f(0..n−1) on up to hardware_concurrency() threads (proofs of distinct parties).
+template <class F>
+void parallel_for(std::size_t n, F&& f) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) f(i);
+  };
+  const std::size_t threads = std::min<std::size_t>(n, std::max(1U, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
+Key32 digest(std::span<const std::uint8_t> bytes) {
+  Key32 h{};
+  crypto_generichash(h.data(), h.size(), bytes.data(), bytes.size(), nullptr, 0);
+  return h;
+}
 
 // What the board says, decoded and indexed by party. Only entries signed by the roster key of
 // the party they claim to come from, for the session of the setup entry, are kept.
@@ -141,6 +142,8 @@ struct View {
   std::map<std::uint32_t, CommitMessage> commits;
   std::map<std::uint32_t, MaskedMessage> masked;
   std::optional<ResultMessage> result;
+  std::map<std::uint32_t, Key32> commit_digest, masked_digest;  // BLAKE2b of the kept payloads
+  std::size_t noise_seeds = 0;                     // seed commitments per party
   std::map<std::uint32_t, std::string> malformed;  // party → first malformed message
   std::vector<std::string> log_problems;
   std::size_t entries = 0, bytes = 0;
@@ -184,6 +187,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         v.sid = en.session_id;
         v.coordinator = en.sender;
         for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.index_of[v.setup->roster[u].sign_key] = u;
+        v.noise_seeds = noise_seed_count(v.setup->params);
         continue;
       }
       if (!v.setup || en.session_id != v.sid) {
@@ -208,7 +212,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
       // refuses a different message under the same sequence number as equivocation).
       switch (en.type) {
         case MessageType::noise_seed_commit:
-          if (auto m = SeedCommitMessage::decode(en.payload, p.dim, &why)) v.seed_commits.emplace(u, std::move(*m));
+          if (auto m = SeedCommitMessage::decode(en.payload, v.noise_seeds, &why)) v.seed_commits.emplace(u, std::move(*m));
           else bad("seed commitment");
           break;
         case MessageType::noise_seed_reveal:
@@ -230,12 +234,18 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           }
           break;
         case MessageType::commitment:
-          if (auto m = CommitMessage::decode(en.payload, p.dim, p.parties, &why)) v.commits.emplace(u, std::move(*m));
-          else bad("commitments");
+          if (auto m = CommitMessage::decode(en.payload, p.dim, p.parties, &why)) {
+            if (v.commits.emplace(u, std::move(*m)).second) v.commit_digest[u] = digest(en.payload);
+          } else {
+            bad("commitments");
+          }
           break;
         case MessageType::masked_value:
-          if (auto m = MaskedMessage::decode(en.payload, p.dim, &why)) v.masked.emplace(u, std::move(*m));
-          else bad("masked value");
+          if (auto m = MaskedMessage::decode(en.payload, p.dim, &why)) {
+            if (v.masked.emplace(u, std::move(*m)).second) v.masked_digest[u] = digest(en.payload);
+          } else {
+            bad("masked value");
+          }
           break;
         default:
           break;
@@ -279,6 +289,13 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The noise commitment of coordinate j at the session's fixed point: the sampler's commitment
+// times 2^(frac_bits − sampler_precision).
+Point noise_term(const CommitMessage& m, const SessionParams& p, std::uint32_t j) {
+  const unsigned shift = noise_shift(p);
+  return shift == 0 ? m.noise[j] : m.noise[j] * Scalar::from_u64(std::uint64_t{1} << shift);
+}
+
 // One simulated party: honest unless given a cheat.
 class Party {
  public:
@@ -318,13 +335,13 @@ class Party {
 
   SeedCommitMessage seed_commit(const Bytes32& sid, const SessionParams& p) {
     rng_.fill(share_);
-    auto gens = GeneratorSet::get("gopa", 0);
     SeedCommitMessage m;
     m.randomness_commitment = randomness_commitment(sid, index_, share_);
-    for (std::uint32_t j = 0; j < p.dim; ++j) {
-      seed_private_.push_back(static_cast<std::uint32_t>(rng_.next_u64()));
-      seed_blind_.push_back(SecretScalar::random(rng_));
-      m.seed_commitments.push_back(commit(SecretScalar::from_u64(seed_private_.back()), seed_blind_.back(), *gens));
+    const unsigned bits = noise_sampler(p).m;
+    const std::size_t count = noise_seed_count(p);
+    for (std::size_t i = 0; i < count; ++i) {
+      noise_seeds_.push_back(circuits::PrivateSeed::draw(bits, rng_));
+      m.seed_commitments.push_back(noise_seeds_.back().commitment());
     }
     return m;
   }
@@ -397,20 +414,27 @@ class Party {
         m.edge_terms.push_back(commit(SecretScalar(scalar_from_signed(dj)), r, *gens));
       }
     }
-    // η_j ~ N(0, σ_η²) from the seed s_j = (x_j + y_j) mod 2^32 (y_j public). The proof of this
-    // step (circuits/) is not attached yet.
-    for (std::uint32_t j = 0; j < p.dim; ++j) {
-      const std::uint32_t s = seed_private_[j] + noise_public_part(public_randomness, index_, j);  // mod 2^32
-      Key32 k = derive_key((std::uint64_t{j} << 32) | s, "gopa/noise-expand", index_);
-      DeterministicRng nr(k);
-      const double u1 = (static_cast<double>(nr.next_u64() >> 11) + 1.0) * 0x1p-53;
-      const double u2 = static_cast<double>(nr.next_u64() >> 11) * 0x1p-53;
-      const double g = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-      eta_.push_back(p.to_fixed(p.sigma_eta * g));
-      eta_blind_.push_back(SecretScalar::random(rng_));
-      m.noise.push_back(commit(SecretScalar(scalar_from_signed(eta_.back())), eta_blind_.back(), *gens));
-      sodium_memzero(k.data(), k.size());
+    // η_j = Sampler(s_i), s_i = (x_i + y_i) mod 2^m: x_i committed in round 2, y_i from the joint
+    // randomness; the proof shows the committed samples are the sampler's output on them.
+    const auto sp = noise_sampler(p);
+    const auto ys = noise_public_parts(p, public_randomness, index_);
+    std::vector<std::int64_t> samples;
+    std::vector<SecretScalar> blinders;
+    auto noise = circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, rng_);
+    m.noise = std::move(noise.sample_commitments);
+    m.noise_proof = noise.proof.encode();
+    const std::int64_t scale = std::int64_t{1} << noise_shift(p);
+    if (cheat == CheatKind::noise) {
+      // Twice the sample, plus one ulp, committed in place of the sample (and X̂ kept consistent
+      // with that): only the noise proof can catch it.
+      samples[0] = 2 * samples[0] + 1;
+      m.noise[0] = commit(SecretScalar(scalar_from_signed(samples[0])), blinders[0], *gens);
     }
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      eta_.push_back(samples[j] * scale);
+      eta_blind_.push_back(blinders[j] * Scalar::from_u64(static_cast<std::uint64_t>(scale)));
+    }
+    sodium_memzero(samples.data(), samples.size() * sizeof(std::int64_t));
     return m;
   }
 
@@ -423,7 +447,7 @@ class Party {
       Scalar x = Scalar::from_u64(input_[j]) + scalar_from_signed(eta_[j]);
       if (j == 0) x += input_shift_;
       SecretScalar r = input_blind_[j] + eta_blind_[j];
-      Point c = mine.inputs[j] + mine.noise[j];
+      Point c = mine.inputs[j] + noise_term(mine, p, j);
       std::size_t i = 0;
       for (const auto& [v, z] : edges_) {
         const auto d = terms_for(z, index_, v);
@@ -452,8 +476,7 @@ class Party {
   std::vector<std::uint64_t> input_;
   std::uint64_t sequence_ = 0;
   Key32 share_{};
-  std::vector<std::uint32_t> seed_private_;
-  std::vector<SecretScalar> seed_blind_;
+  std::vector<circuits::PrivateSeed> noise_seeds_;
   std::map<std::uint32_t, EdgeNoise> edges_;
   std::map<std::uint32_t, Seed32> seeds_;
   std::vector<SecretScalar> input_blind_;
@@ -463,10 +486,10 @@ class Party {
   std::optional<std::pair<std::uint32_t, std::int64_t>> cancel_shift_;
 };
 
-// The combined commitment C_x + Σ C_uv + C_η of coordinate j, from a commit message.
-Point combined_commitment(const CommitMessage& m, std::uint32_t dim, std::uint32_t j) {
-  Point c = m.inputs[j] + m.noise[j];
-  for (std::size_t i = 0; i < m.neighbours.size(); ++i) c += m.edge_terms[i * dim + j];
+// The combined commitment C_x + Σ C_uv + 2^shift·C_η of coordinate j, from a commit message.
+Point combined_commitment(const CommitMessage& m, const SessionParams& p, std::uint32_t j) {
+  Point c = m.inputs[j] + noise_term(m, p, j);
+  for (std::size_t i = 0; i < m.neighbours.size(); ++i) c += m.edge_terms[i * p.dim + j];
   return c;
 }
 
@@ -498,6 +521,119 @@ bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std
   return true;
 }
 
+// Joint public randomness from the shares that open their commitments, in party order.
+Key32 view_randomness(const View& v) {
+  std::map<std::uint32_t, Key32> shares;
+  for (const auto& [u, r] : v.reveals) {
+    auto c = v.seed_commits.find(u);
+    if (c != v.seed_commits.end() && randomness_commitment(v.sid, u, r.share) == c->second.randomness_commitment) {
+      shares[u] = r.share;
+    }
+  }
+  return joint_randomness(v.sid, shares);
+}
+
+// The three proofs of one party; nullopt = valid, otherwise why it was rejected.
+struct ProofChecks {
+  std::optional<std::string> range, noise, output;
+  bool has_output = false;
+};
+
+// Verdicts on proofs already checked, keyed by party and by a digest of everything the checks
+// read (commit and masked payloads, seed commitments, joint randomness), so a board re-read in
+// a later pass re-verifies only what changed.
+class ProofCache {
+ public:
+  std::optional<ProofChecks> find(std::uint32_t u, const Key32& key) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(u);
+    if (it == entries_.end() || it->second.first != key) return std::nullopt;
+    return it->second.second;
+  }
+  void put(std::uint32_t u, const Key32& key, ProofChecks c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_[u] = {key, std::move(c)};
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::uint32_t, std::pair<Key32, ProofChecks>> entries_;
+};
+
+ProofChecks check_party_proofs(const View& v, const Key32& y, std::uint32_t u) {
+  const SessionParams& p = v.setup->params;
+  const CommitMessage& m = v.commits.at(u);
+  auto gens = range_gens(p);
+  ProofChecks out;
+  {
+    auto proof = sigma::RangeProof::decode(m.range_proof);
+    if (!proof || proof->bits != p.input_bits || proof->d != p.dim) {
+      out.range = "range proof malformed";
+    } else {
+      Transcript t = party_transcript(v.sid, u, "input range");
+      auto r = sigma::verify_range(t, *gens, sigma::RangeStatement{p.input_bits, m.inputs}, *proof);
+      if (!r) out.range = std::string("input out of range (range proof rejected: ") + r.message + ")";
+    }
+  }
+  {
+    auto sc = v.seed_commits.find(u);
+    if (sc == v.seed_commits.end()) {
+      out.noise = "noise proof without committed seeds";
+    } else {
+      const auto ys = noise_public_parts(p, y, u);
+      auto r = circuits::verify_gaussian_encoded(noise_sampler(p), p.dim, ys, sc->second.seed_commitments, m.noise,
+                                                 m.noise_proof);
+      if (!r) out.noise = std::string("noise not sampled from its committed seeds (proof rejected: ") + r.message + ")";
+    }
+  }
+  if (auto mk = v.masked.find(u); mk != v.masked.end()) {
+    out.has_output = true;
+    std::vector<Point> combined;
+    for (std::uint32_t j = 0; j < p.dim; ++j) combined.push_back(combined_commitment(m, p, j));
+    Transcript t = party_transcript(v.sid, u, "output");
+    if (!verify_output(t, *gens, combined, mk->second.xhat, mk->second.proof)) {
+      out.output = "masked value inconsistent with its commitments (output proof rejected)";
+    }
+  }
+  return out;
+}
+
+// Every committed party's proofs, verified on all cores (reusing the cache where nothing changed).
+std::map<std::uint32_t, ProofChecks> check_all_proofs(const View& v, ProofCache* cache) {
+  const Key32 y = view_randomness(v);
+  std::vector<std::uint32_t> parties;
+  for (const auto& [u, m] : v.commits) parties.push_back(u);
+  std::vector<ProofChecks> results(parties.size());
+  parallel_for(parties.size(), [&](std::size_t i) {
+    const std::uint32_t u = parties[i];
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, nullptr, 0, 32);
+    const Key32& cd = v.commit_digest.at(u);
+    crypto_generichash_update(&st, cd.data(), cd.size());
+    if (auto md = v.masked_digest.find(u); md != v.masked_digest.end()) {
+      crypto_generichash_update(&st, md->second.data(), md->second.size());
+    }
+    if (auto sc = v.seed_commits.find(u); sc != v.seed_commits.end()) {
+      const Bytes enc = sc->second.encode();
+      crypto_generichash_update(&st, enc.data(), enc.size());
+    }
+    crypto_generichash_update(&st, y.data(), y.size());
+    Key32 key{};
+    crypto_generichash_final(&st, key.data(), key.size());
+    if (cache) {
+      if (auto hit = cache->find(u, key)) {
+        results[i] = std::move(*hit);
+        return;
+      }
+    }
+    results[i] = check_party_proofs(v, y, u);
+    if (cache) cache->put(u, key, results[i]);
+  });
+  std::map<std::uint32_t, ProofChecks> out;
+  for (std::size_t i = 0; i < parties.size(); ++i) out.emplace(parties[i], std::move(results[i]));
+  return out;
+}
+
 // The checks the coordinator, the parties and the auditor all run.
 struct Verdict {
   std::map<std::uint32_t, std::string> bad;
@@ -510,9 +646,10 @@ struct Verdict {
 // final_judgement = false: the base verdict, without excluding parties for seeds they have not
 // revealed yet (what the parties use to decide which seeds round 6b must reveal: only edges to
 // parties excluded for their own deviation, never an honest–honest edge).
-Verdict judge(const View& v, const Graph& g, bool final_judgement = true) {
+Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judgement = true) {
   const SessionParams& p = v.setup->params;
   Verdict out;
+  const std::map<std::uint32_t, ProofChecks> proofs = check_all_proofs(v, cache);
   auto blame = [&](std::uint32_t u, const std::string& why) { out.bad.emplace(u, why); };
   for (const auto& [u, why] : v.malformed) blame(u, "malformed message: " + why);
   auto gens = range_gens(p);
@@ -572,17 +709,9 @@ Verdict judge(const View& v, const Graph& g, bool final_judgement = true) {
 
   // Range proofs.
   std::size_t range_fail = 0;
-  for (const auto& [u, m] : v.commits) {
-    auto proof = sigma::RangeProof::decode(m.range_proof);
-    Transcript t = party_transcript(v.sid, u, "input range");
-    if (!proof || proof->bits != p.input_bits || proof->d != p.dim) {
-      blame(u, "range proof malformed");
-      ++range_fail;
-      continue;
-    }
-    auto r = sigma::verify_range(t, *gens, sigma::RangeStatement{p.input_bits, m.inputs}, *proof);
-    if (!r) {
-      blame(u, std::string("input out of range (range proof rejected: ") + r.message + ")");
+  for (const auto& [u, c] : proofs) {
+    if (c.range) {
+      blame(u, *c.range);
       ++range_fail;
     }
   }
@@ -620,23 +749,31 @@ Verdict judge(const View& v, const Graph& g, bool final_judgement = true) {
                         std::to_string(edges_checked - cancel_fail) + "/" + std::to_string(edges_checked) +
                             " edges cancel; failures settled by revealed seeds"});
 
-  out.checks.push_back({"noise sampled from committed seeds", CheckStatus::skip,
-                        "the Gaussian sampling proof is not attached in this protocol version"});
+  // Noise: η is the sampler's output on the seeds committed before the joint randomness.
+  std::size_t noise_fail = 0;
+  for (const auto& [u, c] : proofs) {
+    if (c.noise) {
+      blame(u, *c.noise);
+      ++noise_fail;
+    }
+  }
+  const auto sp = noise_sampler(p);
+  out.checks.push_back({"noise sampled from committed seeds", noise_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                        std::to_string(proofs.size() - noise_fail) + "/" + std::to_string(proofs.size()) + " valid (" +
+                            circuits::sampler_name(sp.kind) + ", " + std::to_string(p.sampler_precision) +
+                            " fractional bits)"});
 
   // Output correctness.
   std::size_t out_fail = 0;
   for (const auto& [u, m] : v.masked) {
-    auto c = v.commits.find(u);
-    if (c == v.commits.end()) {
+    auto c = proofs.find(u);
+    if (c == proofs.end()) {
       blame(u, "masked value without commitments");
       ++out_fail;
       continue;
     }
-    std::vector<Point> combined;
-    for (std::uint32_t j = 0; j < p.dim; ++j) combined.push_back(combined_commitment(c->second, p.dim, j));
-    Transcript t = party_transcript(v.sid, u, "output");
-    if (!verify_output(t, *gens, combined, m.xhat, m.proof)) {
-      blame(u, "masked value inconsistent with its commitments (output proof rejected)");
+    if (c->second.output) {
+      blame(u, *c->second.output);
       ++out_fail;
     }
   }
@@ -659,7 +796,20 @@ Verdict judge(const View& v, const Graph& g, bool final_judgement = true) {
     changed = false;
     for (auto u : std::set<std::uint32_t>(counted)) {
       for (auto w : effective_neighbours(g, dropped, u)) {
-        if (counted.count(w) || opened.count(edge_of(u, w))) continue;
+        if (!counted.count(u)) break;
+        if (counted.count(w)) continue;
+        if (auto z = opened.find(edge_of(u, w)); z != opened.end()) {
+          // The term removed from the sum is the seed's; u's committed term must be it too
+          // (nobody can check the cancellation against an excluded neighbour).
+          const CommitMessage& mu = v.commits.at(u);
+          auto slot = slot_of(mu, w);
+          if (slot && !terms_follow(mu, *slot, u, w, z->second, *gens, p.dim) && counted.erase(u)) {
+            blame(u, "pairwise term with excluded party " + std::to_string(w) +
+                         " does not follow from the revealed edge seed");
+            changed = true;
+          }
+          continue;
+        }
         out.unresolved.insert(edge_of(u, w));
         if (final_judgement && counted.erase(u)) {
           blame(u, "did not reveal its pairwise seed with excluded party " + std::to_string(w));
@@ -700,6 +850,7 @@ std::vector<double> estimate_of(const SessionParams& p, const std::vector<Scalar
 const char* cheat_name(CheatKind k) noexcept {
   switch (k) {
     case CheatKind::range: return "range";
+    case CheatKind::noise: return "noise";
     case CheatKind::cancel: return "cancel";
     case CheatKind::output: return "output";
     case CheatKind::signature: return "signature";
@@ -710,7 +861,7 @@ const char* cheat_name(CheatKind k) noexcept {
 }
 
 std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept {
-  for (auto k : {CheatKind::range, CheatKind::cancel, CheatKind::output, CheatKind::signature, CheatKind::replay,
+  for (auto k : {CheatKind::range, CheatKind::cancel, CheatKind::noise, CheatKind::output, CheatKind::signature, CheatKind::replay,
                  CheatKind::missing}) {
     if (name == cheat_name(k)) return k;
   }
@@ -844,18 +995,25 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
 
   // Round 5: commitments and range proofs (drop-outs have vanished).
   std::vector<std::optional<CommitMessage>> commits(p.parties);
-  std::size_t committed = 0;
+  {
+    std::mutex progress_mu;
+    std::size_t committed = 0;
+    parallel_for(parties.size(), [&](std::size_t i) {
+      if (parties[i]->dropout) return;
+      commits[i] = parties[i]->commitments(sid, p, y);
+      std::lock_guard<std::mutex> lock(progress_mu);
+      progress("commitments, range and noise proofs", ++committed, p.parties - cfg.dropouts);
+    });
+  }
   for (auto& party : parties) {
     if (party->dropout) continue;
-    commits[party->index()] = party->commitments(sid, p, y);
     round.push_back(party->entry(sid, kRoundCommit, MessageType::commitment, commits[party->index()]->encode()));
-    progress("commitments and range proofs", ++committed, p.parties - cfg.dropouts);
   }
   if (auto e = fail_if(append_all(board, round))) return *e;
   round.clear();
   for (const auto& c : commits) {
     if (c) {
-      report.proof_bytes_per_party = c->range_proof.size() + OutputProof::kSize;
+      report.proof_bytes_per_party = c->range_proof.size() + c->noise_proof.size() + 32 * c->noise.size() + OutputProof::kSize;
       break;
     }
   }
@@ -879,7 +1037,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     if (auto e = fail_if(append_all(board, round))) return *e;
     round.clear();
   }
-  phase_done("commit + range proofs");
+  phase_done("commit + range and noise proofs");
 
   // Round 6: masked values (a drop-out or a `missing` cheater publishes none; a `replay`
   // cheater copies another party's).
@@ -923,13 +1081,15 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   }
   phase_done("masked values + output proofs");
 
+  // Proof verdicts carry over between the passes below and the final judgement.
+  ProofCache cache;
   // 6b: parties reveal their seeds with excluded neighbours until nothing is pending, so the
   // excluded parties' pairwise terms can be removed from the sum.
   std::set<Edge> revealed_edges;
   for (int pass = 0; pass < 8; ++pass) {
     auto view = read_view(board);
     if (!view) return view.error();
-    const Verdict verdict = judge(view.value(), g, /*final_judgement=*/false);
+    const Verdict verdict = judge(view.value(), g, &cache, /*final_judgement=*/false);
     for (const auto& [u, why] : verdict.bad) {
       for (auto w : g.neighbours(u)) {
         if (parties[w]->dropout) continue;
@@ -949,7 +1109,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // Round 7: the coordinator checks everything and releases the result.
   auto view = read_view(board);
   if (!view) return view.error();
-  Verdict verdict = judge(view.value(), g);
+  Verdict verdict = judge(view.value(), g, &cache);
   if (auto e = fail_if(coordinator_post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode()))) {
     return *e;
   }
@@ -977,15 +1137,8 @@ AuditReport audit_session(bulletin::Board& board) {
   a.checks.push_back({"entries signed and canonical", v.log_problems.empty() ? CheckStatus::pass : CheckStatus::fail,
                       v.log_problems.empty() ? std::to_string(v.entries) + " entries" : v.log_problems.front()});
   const SessionParams& p = v.setup->params;
-  std::map<std::uint32_t, Key32> shares;
-  for (const auto& [u, r] : v.reveals) {
-    auto c = v.seed_commits.find(u);
-    if (c != v.seed_commits.end() && randomness_commitment(v.sid, u, r.share) == c->second.randomness_commitment) {
-      shares[u] = r.share;
-    }
-  }
-  const Graph g = derive_graph(p.parties, p.neighbors, joint_randomness(v.sid, shares));
-  Verdict verdict = judge(v, g);
+  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
+  Verdict verdict = judge(v, g, nullptr);
   a.checks.insert(a.checks.end(), verdict.checks.begin(), verdict.checks.end());
   a.misbehaving = verdict.bad;
   a.counted = verdict.counted;

@@ -109,6 +109,12 @@ std::optional<std::string> SessionParams::validate() const {
     return "noise_bits: 2^(noise_bits−frac_bits) must exceed 40σ for both σ_η and σ_Δ";
   }
   if (sampler_precision < 8 || sampler_precision > 32) return "sampler_precision: must be in 8..32";
+  if (sampler_precision > frac_bits) {
+    return "sampler_precision: at most frac_bits (" + std::to_string(frac_bits) + "), got " +
+           std::to_string(sampler_precision);
+  }
+  // The sampler circuit scales by σ on a 2^-16 grid and bounds σ (gopa/circuits/samplers.hpp).
+  if (sigma_eta < 0x1p-16 || sigma_eta > 1e5) return "sigma_eta: must be in [2^-16, 10^5]";
   if (round_timeout_ms == 0) return "round_timeout_ms: must be positive";
   if (!sums_fit(2 * neighbors)) {
     return "bounds: n · (2^input_bits + (2k+1)·2^noise_bits) must stay below ℓ/2; lower input_bits or noise_bits";

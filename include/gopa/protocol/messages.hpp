@@ -37,13 +37,14 @@ struct SetupMessage {
 };
 
 // Round 2 (noise_seed_commit): commitment to the party's share of the joint public randomness,
-// and Pedersen commitments to the private parts x_j of its noise seeds (one per coordinate).
+// and Pedersen commitments to the private parts x_i of its noise seeds (noise_seed_count(params)
+// of them: the sampler's seeds per call times its calls for d samples, protocol/noise.hpp).
 struct SeedCommitMessage {
   Key32 randomness_commitment{};  // SHA-256("gopa/randomness/v1" ‖ session id ‖ LE32(index) ‖ share)
-  std::vector<Point> seed_commitments;  // d points
+  std::vector<Point> seed_commitments;  // noise_seed_count(params) points
   [[nodiscard]] Bytes encode() const;
   [[nodiscard]] static std::optional<SeedCommitMessage> decode(std::span<const std::uint8_t> in,
-                                                               std::uint32_t dim, std::string* why = nullptr);
+                                                               std::size_t seeds, std::string* why = nullptr);
 };
 [[nodiscard]] Key32 randomness_commitment(const Bytes32& session_id, std::uint32_t index, const Key32& share);
 
@@ -82,13 +83,15 @@ struct ComplaintMessage {
 };
 
 // Round 5 (commitment): commitments to the input, to every pairwise term (neighbours in
-// increasing order, d points each), to the own noise, and the input range proof.
+// increasing order, d points each), to the own noise samples, the input range proof, and the
+// proof that the noise samples are the sampler's output on the committed seeds.
 struct CommitMessage {
   std::vector<Point> inputs;             // d
   std::vector<std::uint32_t> neighbours; // sorted, distinct
   std::vector<Point> edge_terms;         // neighbours.size() · d, neighbour-major
-  std::vector<Point> noise;              // d
+  std::vector<Point> noise;              // d: η_j·G + r_j·H at the sampler's precision
   Bytes range_proof;                     // gopa::sigma::RangeProof encoding
+  Bytes noise_proof;                     // gopa::sigma::CircuitProof encoding (circuits::prove_gaussian)
   [[nodiscard]] Bytes encode() const;
   [[nodiscard]] static std::optional<CommitMessage> decode(std::span<const std::uint8_t> in,
                                                            std::uint32_t dim, std::uint32_t parties,

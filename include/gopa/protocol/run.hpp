@@ -8,7 +8,8 @@
 //
 // Rounds (docs/protocol.md): 1 setup (parameters, roster), 2 commitments to randomness shares
 // and noise seeds, 3 reveal of the shares (joint public randomness: graph and public seed part),
-// 4 sealed pairwise seeds, 5 commitments to X, every Δ and η with the range proof of X,
+// 4 sealed pairwise seeds, 5 commitments to X, every Δ and η with the range proof of X and the
+// noise proof of η,
 // 6 X̂ with the output-correctness proof, 7 the result.
 //
 // Rounds 4b and 5b/6b carry complaints: a recipient whose sealed seed does not open to the seed
@@ -16,9 +17,9 @@
 // neighbour was excluded, reveals the edge's seed, so anyone can name the end whose commitments
 // do not follow from it and remove an excluded neighbour's pairwise term from the sum.
 //
-// Status: the proof that η was sampled from the committed seeds (circuits/) is not part of this
-// flow yet: parties draw η ~ N(0, σ_η²) from their seeds and commit to it, and the audit
-// reports that check as SKIP.
+// Noise: η_u is the session sampler's output (protocol/noise.hpp, circuits/) on seeds
+// s_i = (x_i + y_i) mod 2^m, x_i committed in round 2 before the joint randomness fixes y_i; the
+// round-5 message carries the proof, checked by everyone like the range proof.
 #pragma once
 
 #include <cstdint>
@@ -37,11 +38,12 @@ namespace gopa::protocol {
 
 // Ways a simulated party can deviate (gopa run --cheat KIND:COUNT), each caught by a check:
 // range: commits to an input ≥ 2^input_bits (range proof fails); cancel: shifts one pairwise
-// term (cancellation fails, the seed reveal names it); output: publishes X̂ that does not
+// term (cancellation fails, the seed reveal names it); noise: commits to 2η + 1 instead of the
+// sampled η and keeps X̂ consistent with it (the noise proof fails); output: publishes X̂ that does not
 // match its commitments (output proof fails); signature: signs its X̂ with a wrong key (the
 // board refuses it, so its value is missing); replay: publishes another party's X̂ and proof
 // as its own (output proof fails: proofs are bound to the party); missing: never publishes X̂.
-enum class CheatKind { range, cancel, output, signature, replay, missing };
+enum class CheatKind { range, cancel, noise, output, signature, replay, missing };
 [[nodiscard]] const char* cheat_name(CheatKind k) noexcept;
 [[nodiscard]] std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept;
 

@@ -54,6 +54,14 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
                                                   std::span<const Point> seed_commitments,
                                                   const GaussianProof& proof);
 
+// The same check from the proof's encoding (CircuitProof::encode), as stored on a board: the
+// circuit is recorded once and serves both to decode (sizes follow from it) and to verify.
+[[nodiscard]] sigma::VerifyResult verify_gaussian_encoded(const SamplerParams& p, std::size_t d,
+                                                          std::span<const std::uint64_t> ys,
+                                                          std::span<const Point> seed_commitments,
+                                                          std::span<const Point> sample_commitments,
+                                                          std::span<const std::uint8_t> proof);
+
 // Proof size and median prove / verify wall times over `reps` fresh proofs of d samples
 // (benchmarks; deterministic seeds).
 struct ProofCost {
