@@ -22,6 +22,7 @@ const char* errc_name(Errc code) noexcept {
     case Errc::stale_database: return "stale_database";
     case Errc::io: return "io";
     case Errc::invalid_argument: return "invalid_argument";
+    case Errc::timeout: return "timeout";
   }
   return "unknown";
 }

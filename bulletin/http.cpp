@@ -32,7 +32,8 @@ int http_status(Errc code) {
     case Errc::too_large: return 413;
     case Errc::equivocation: return 409;
     case Errc::not_found: return 404;
-    case Errc::io: return 503;
+    case Errc::io:
+    case Errc::timeout: return 503;
     case Errc::fork:
     case Errc::corrupted:
     case Errc::stale_database: return 500;

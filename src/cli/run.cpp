@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "session_args.hpp"
 #include "gopa/bulletin/board.hpp"
+#include "gopa/bulletin/http.hpp"
 #include "gopa/protocol/planner.hpp"
 #include "gopa/protocol/run.hpp"
 
@@ -24,29 +26,14 @@ namespace bb = gopa::bulletin;
 namespace gp = gopa::protocol;
 using json = nlohmann::json;
 
-struct RunArgs {
-  std::uint32_t parties = 0;
-  std::uint32_t dim = 1;
+struct RunArgs : SessionArgs {
   std::string inputs;
-  double input_max = 1.0;
-  double epsilon = 1.0;
-  double delta = 1e-5;
-  double honest_fraction = 1.0;
-  std::uint32_t neighbors = 0;
-  double sigma_eta = 0;
-  double sigma_delta = 0;
   std::string board;
-  std::uint64_t seed = 1;
   bool json_out = false;
   std::vector<std::string> cheats;
   std::uint32_t dropouts = 0;
-  std::string sampler = "box-muller";
-  unsigned sampler_precision = 16;
 };
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // Parses FILE.csv: one row per party, d comma-separated real numbers in [0, max].
 std::vector<std::vector<double>> read_inputs(const std::string& path, std::uint32_t parties, std::uint32_t dim,
@@ -113,21 +100,6 @@ int run_run(const RunArgs& a) {
     }
     if (total >= a.parties) throw UsageError("--cheat/--dropouts: at least one party must stay honest");
   }
-  // Parameters.
-  gp::SessionParams p = gp::SessionParams::defaults(a.parties, a.dim);
-  p.input_bits = 32;
-  p.frac_bits = 16;
-  {
-    const auto kind = gp::sampler_from_name(a.sampler);
-    if (!kind) throw UsageError("--sampler '" + a.sampler + "': must be one of box-muller, polar, inverse-cdf, clt");
-    p.sampler = *kind;
-    if (a.sampler_precision < 8 || a.sampler_precision > 16) {
-      throw UsageError("--sampler-precision: must be in 8..16 (the session's fixed point has 16 fractional bits)");
-    }
-    p.sampler_precision = static_cast<std::uint8_t>(a.sampler_precision);
-  }
-  SystemRng sys;
-  sys.fill(p.nonce);
   if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
     throw UsageError("--input-max: must be in (0, 65536)");
   }
@@ -145,37 +117,7 @@ int run_run(const RunArgs& a) {
     real = read_inputs(a.inputs, a.parties, a.dim, a.input_max);
   }
   std::string privacy;
-  if (a.sigma_eta > 0 && a.sigma_delta > 0) {
-    p.sigma_eta = a.sigma_eta;
-    p.sigma_delta = a.sigma_delta;
-    p.neighbors = a.neighbors ? a.neighbors : std::min<std::uint32_t>(a.parties - 1, 20);
-    privacy = "σ_η and σ_Δ set by hand (no (ε, δ) claimed)";
-  } else {
-    gp::PlanRequest req;
-    req.parties = a.parties;
-    req.honest_fraction = a.honest_fraction;
-    req.epsilon = a.epsilon;
-    req.delta = a.delta;
-    req.sensitivity = a.input_max;
-    req.dim = a.dim;
-    req.trials = 100;
-    req.seed = a.seed;
-    try {
-      req.validate();
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-    const gp::Plan plan = gp::make_plan(req);
-    if (!plan.found) throw UsageError("no parameters meet (ε, δ) for this n and honest fraction; see `gopa plan`");
-    p.sigma_eta = plan.sigma_eta;
-    p.sigma_delta = plan.sigma_delta;
-    p.neighbors = a.neighbors ? a.neighbors : plan.k;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "(ε=%g, δ=%g)-DP per coordinate against %.0f%% colluders (planned k=%u, 100 sampled graphs)",
-                  a.epsilon, a.delta, 100.0 * (1.0 - a.honest_fraction), plan.k);
-    privacy = buf;
-  }
-  if (auto why = p.validate()) throw UsageError(*why);
+  const gp::SessionParams p = plan_session(a, privacy);
 
   gp::RunConfig cfg;
   cfg.params = p;
@@ -306,23 +248,38 @@ int run_run(const RunArgs& a) {
   return audit.all_passed() && audit.misbehaving.empty() && r.excluded.empty() ? kExitOk : kExitMisbehaved;
 }
 
-int run_audit(const std::string& path, bool json_out) {
-  if (!std::filesystem::exists(path)) throw UsageError("--board: '" + path + "' does not exist");
-  bb::StoreOptions so;
-  so.create = false;
-  so.read_only = true;
-  auto store = bb::open_store(path, so);
-  if (!store) {
-    std::fprintf(stderr, "gopa audit: cannot open '%s': %s\n", path.c_str(), store.error().message.c_str());
-    return store.error().code == bb::Errc::io ? kExitIo : kExitUsage;
+int run_audit(const std::string& path, const std::string& vkey, bool json_out) {
+  std::unique_ptr<bb::Board> board;
+  if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) {
+    if (vkey.empty()) throw UsageError("--board-key: required with a board URL (the vkey printed by `gopa board serve`)");
+    bb::HttpBoardOptions opt;
+    opt.url = path;
+    opt.vkey = vkey;
+    auto remote = bb::HttpBoard::connect(opt);
+    if (!remote) {
+      std::fprintf(stderr, "gopa audit: cannot reach '%s': %s\n", path.c_str(), remote.error().message.c_str());
+      return kExitIo;
+    }
+    board = std::move(remote).value();
+  } else {
+    if (!std::filesystem::exists(path)) throw UsageError("--board: '" + path + "' does not exist");
+    bb::StoreOptions so;
+    so.create = false;
+    so.read_only = true;
+    auto store = bb::open_store(path, so);
+    if (!store) {
+      std::fprintf(stderr, "gopa audit: cannot open '%s': %s\n", path.c_str(), store.error().message.c_str());
+      return store.error().code == bb::Errc::io ? kExitIo : kExitUsage;
+    }
+    bb::LocalBoardOptions opt;
+    auto local = bb::LocalBoard::open(std::move(store).value(), opt);
+    if (!local) {
+      std::fprintf(stderr, "gopa audit: the log of '%s' is inconsistent: %s\n", path.c_str(), local.error().message.c_str());
+      return kExitLogMisbehaved;
+    }
+    board = std::move(local).value();
   }
-  bb::LocalBoardOptions opt;
-  auto board = bb::LocalBoard::open(std::move(store).value(), opt);
-  if (!board) {
-    std::fprintf(stderr, "gopa audit: the log of '%s' is inconsistent: %s\n", path.c_str(), board.error().message.c_str());
-    return kExitLogMisbehaved;
-  }
-  const gp::AuditReport audit = gp::audit_session(*board.value());
+  const gp::AuditReport audit = gp::audit_session(*board);
   if (json_out) {
     json j;
     j["board"] = path;
@@ -344,15 +301,6 @@ int run_audit(const std::string& path, bool json_out) {
   return audit.all_passed() && audit.misbehaving.empty() ? kExitOk : kExitMisbehaved;
 }
 
-template <class F>
-int guarded(const char* cmd, F&& f) {
-  try {
-    return f();
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "gopa %s: %s\n", cmd, e.what());
-    return kExitUsage;
-  }
-}
 
 }  // namespace
 
@@ -365,39 +313,33 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       "for simulated inputs, the privacy guarantee, excluded parties, proof sizes, time per phase and\n"
       "the audit. Exit: 0 all verified, 1 a party misbehaved, 2 the log is inconsistent, 3 bad input,\n"
       "4 I/O error.");
-  run->add_option("--parties", a->parties, "number of parties n (≥ 2)")->required()->check(CLI::Range(2u, 1u << 20));
-  run->add_option("--dim", a->dim, "coordinates per input (default 1)")->check(CLI::Range(1u, 4096u));
+  add_session_options(run, *a);
   run->add_option("--inputs", a->inputs, "CSV file: one row per party, --dim numbers in [0, --input-max]; default: simulated uniform inputs");
-  run->add_option("--input-max", a->input_max, "upper end of the input domain [0, M] (the sensitivity; default 1)");
-  run->add_option("--epsilon", a->epsilon, "ε of the (ε, δ) guarantee (default 1)");
-  run->add_option("--delta", a->delta, "δ of the (ε, δ) guarantee (default 1e-5)");
-  run->add_option("--honest-fraction", a->honest_fraction, "fraction ρ of honest parties to plan for (default 1)");
-  run->add_option("--neighbors", a->neighbors, "k of the k-out graph (default: planned)");
-  run->add_option("--sigma-eta", a->sigma_eta, "set σ_η by hand (with --sigma-delta; no (ε, δ) is then claimed)");
-  run->add_option("--sigma-delta", a->sigma_delta, "set σ_Δ by hand (with --sigma-eta)");
   run->add_option("--cheat", a->cheats,
                   "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, cancel, noise, output, signature, replay or missing")
       ->expected(1)
       ->take_all();
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");
-  run->add_option("--sampler", a->sampler, "Gaussian sampler proven for the noise: box-muller (default), polar, inverse-cdf, clt");
-  run->add_option("--sampler-precision", a->sampler_precision, "fractional bits of the proven noise samples, 8..16 (default 16)");
   run->add_option("--board", a->board, "SQLite board file to create (default gopa-run-<session>.db)");
   run->add_option("--seed", a->seed, "seed of the simulated parties' keys and inputs (default 1)");
   run->add_flag("--json", a->json_out, "machine-readable output");
   run->callback([&ctx, a] { ctx.run = [a] { return guarded("run", [&] { return run_run(*a); }); }; });
 
   auto board = std::make_shared<std::string>();
+  auto board_key = std::make_shared<std::string>();
   auto json_out = std::make_shared<bool>(false);
   CLI::App* audit = app.add_subcommand(
       "audit",
       "Re-verify a GOPA board end to end: entry signatures, the session setup, every range proof,\n"
       "pairwise cancellation, every output proof, and the released result (PASS/FAIL/SKIP per check).\n"
       "Exit: 0 verified, 1 a party misbehaved (named), 2 the log is inconsistent, 3 usage, 4 I/O.");
-  audit->add_option("--board", *board, "SQLite board file")->required();
+  audit->add_option("--board", *board, "SQLite board file, or the URL of a served board (http[s]://…)")->required();
+  audit->add_option("--board-key", *board_key, "the served board's verifier key (vkey), required with a URL");
   audit->add_flag("--json", *json_out, "machine-readable output");
-  audit->callback([&ctx, board, json_out] {
-    ctx.run = [board, json_out] { return guarded("audit", [&] { return run_audit(*board, *json_out); }); };
+  audit->callback([&ctx, board, board_key, json_out] {
+    ctx.run = [board, board_key, json_out] {
+      return guarded("audit", [&] { return run_audit(*board, *board_key, *json_out); });
+    };
   });
 }
 

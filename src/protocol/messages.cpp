@@ -347,6 +347,23 @@ std::optional<CommitMessage> CommitMessage::decode(std::span<const std::uint8_t>
   return done(r, std::move(m));
 }
 
+// ---------------------------------------------------------------- round markers
+
+Bytes RoundMarker::encode() const {
+  Writer w(kMessageVersion);
+  w.u32(round);
+  return w.take();
+}
+
+std::optional<RoundMarker> RoundMarker::decode(std::span<const std::uint8_t> in, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  RoundMarker m;
+  m.round = r.u32("round");
+  if (!r.ok()) return std::nullopt;
+  return done(r, m);
+}
+
 // ---------------------------------------------------------------- masked values
 
 Bytes MaskedMessage::encode() const {

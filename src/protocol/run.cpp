@@ -37,8 +37,11 @@ using bulletin::SigningKey;
 using bulletin::make_error;
 
 constexpr std::string_view kPartyTranscript = "gopa/party v1";
+// Round numbers of the entries (docs/protocol.md); complaints have rounds of their own so that
+// the coordinator can close them separately.
 constexpr std::uint32_t kRoundSetup = 1, kRoundSeedCommit = 2, kRoundSeedReveal = 3, kRoundEdgeSeed = 4,
-                        kRoundCommit = 5, kRoundMasked = 6, kRoundResult = 7;
+                        kRoundBoxComplaint = 5, kRoundCommit = 6, kRoundCancelComplaint = 7, kRoundMasked = 8,
+                        kRoundRecovery = 9, kRoundResult = 10;
 
 Key32 derive_key(std::uint64_t seed, std::string_view label, std::uint32_t index) {
   crypto_generichash_state st;
@@ -144,6 +147,9 @@ struct View {
   std::optional<ResultMessage> result;
   std::map<std::uint32_t, Key32> commit_digest, masked_digest;  // BLAKE2b of the kept payloads
   std::size_t noise_seeds = 0;                     // seed commitments per party
+  std::map<std::uint32_t, std::set<std::uint32_t>> done;  // round → parties that marked it finished
+  std::set<std::uint32_t> closed;                  // rounds the coordinator closed
+  std::size_t late = 0;                            // entries of closed rounds (ignored)
   std::map<std::uint32_t, std::string> malformed;  // party → first malformed message
   std::vector<std::string> log_problems;
   std::size_t entries = 0, bytes = 0;
@@ -195,9 +201,11 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         continue;
       }
       const SessionParams& p = v.setup->params;
-      if (en.type == MessageType::result) {
-        if (en.sender != v.coordinator) continue;
-        v.result = ResultMessage::decode(en.payload, p.dim, p.parties);
+      if (en.sender == v.coordinator) {
+        if (en.type == MessageType::result && !v.result) v.result = ResultMessage::decode(en.payload, p.dim, p.parties);
+        if (en.type == MessageType::round_cosignature) {
+          if (auto mk = RoundMarker::decode(en.payload)) v.closed.insert(mk->round);
+        }
         continue;
       }
       auto it = v.index_of.find(en.sender);
@@ -206,6 +214,10 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         continue;
       }
       const std::uint32_t u = it->second;
+      if (v.closed.count(en.round)) {
+        ++v.late;
+        continue;
+      }
       std::string why;
       auto bad = [&](const char* what) { v.malformed.emplace(u, std::string(what) + ": " + why); };
       // A party's first message of each kind counts; later ones are ignored (the board already
@@ -239,6 +251,10 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           } else {
             bad("commitments");
           }
+          break;
+        case MessageType::round_cosignature:
+          if (auto m = RoundMarker::decode(en.payload, &why); m && m->round == en.round) v.done[m->round].insert(u);
+          else bad("round marker");
           break;
         case MessageType::masked_value:
           if (auto m = MaskedMessage::decode(en.payload, p.dim, &why)) {
@@ -304,6 +320,12 @@ class Party {
         sign_(SigningKey::from_seed(derive_key(seed, "gopa/sim/sign", index))),
         box_(BoxKey::from_seed(derive_key(seed, "gopa/sim/box", index))),
         rng_(derive_key(seed, "gopa/sim/rng", index)),
+        input_(std::move(input)) {}
+  Party(std::uint32_t index, const PartyKeys& keys, const Key32& rng_seed, std::vector<std::uint64_t> input)
+      : index_(index),
+        sign_(SigningKey::from_seed(keys.sign_seed)),
+        box_(BoxKey::from_seed(keys.box_seed)),
+        rng_(rng_seed),
         input_(std::move(input)) {}
 
   std::optional<CheatKind> cheat;
@@ -984,7 +1006,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     for (const auto& [edge, m] : view.value().edge_seeds) {
       if (!parties[edge.second]->accept_seed(sid, m, setup.roster[edge.first].box_key, p)) {
         parties[edge.first]->drop_edge(edge.second);
-        round.push_back(parties[edge.second]->entry(sid, kRoundEdgeSeed, MessageType::complaint,
+        round.push_back(parties[edge.second]->entry(sid, kRoundBoxComplaint, MessageType::complaint,
                                                     ComplaintMessage{ComplaintKind::bad_box, edge.first, edge.second, {}}.encode()));
       }
     }
@@ -1030,7 +1052,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         const bool cancels = k.has_value() && edge_cancels(mu, i, *commits[w], *k, p.dim);
         if (cancels || !revealed.insert(edge_of(u, w)).second) continue;
         const auto e = edge_of(u, w);
-        round.push_back(parties[u]->entry(sid, kRoundCommit, MessageType::complaint,
+        round.push_back(parties[u]->entry(sid, kRoundCancelComplaint, MessageType::complaint,
                                           ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *parties[u]->seed_with(w)}.encode()));
       }
     }
@@ -1096,7 +1118,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         const Seed32* s = parties[w]->seed_with(u);
         if (!s || !revealed_edges.insert(edge_of(u, w)).second) continue;
         const auto e = edge_of(u, w);
-        round.push_back(parties[w]->entry(sid, kRoundMasked, MessageType::complaint,
+        round.push_back(parties[w]->entry(sid, kRoundRecovery, MessageType::complaint,
                                           ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *s}.encode()));
       }
     }
@@ -1116,12 +1138,249 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   report.counted = verdict.counted;
   for (const auto& [u, why] : verdict.bad) report.excluded.emplace(u, why);
   report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
+  for (auto u : verdict.counted) report.published[u] = estimate_of(p, view.value().masked.at(u).xhat, 1);
   phase_done("aggregate");
   auto final_view = read_view(board);
   if (final_view) {
     report.board_entries = final_view.value().entries;
     report.board_bytes = final_view.value().bytes;
   }
+  return report;
+}
+
+RosterEntry PartyKeys::public_entry() const {
+  return {SigningKey::from_seed(sign_seed).public_key(), BoxKey::from_seed(box_seed).public_key()};
+}
+
+namespace {
+
+void say(const std::function<void(const std::string&)>& log, const std::string& line) {
+  if (log) log(line);
+}
+
+// Polls the board until pred(view) holds; an error after `timeout_ms` (0: wait forever).
+bulletin::Result<View> wait_view(bulletin::Board& board, std::uint32_t poll_ms, std::uint64_t timeout_ms,
+                                 const std::function<bool(const View&)>& pred, const std::string& what) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    auto v = read_view(board);
+    if (v && pred(v.value())) return v;
+    if (!v && v.error().code != Errc::not_found) return v.error();
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (timeout_ms != 0 && static_cast<std::uint64_t>(waited.count()) >= timeout_ms) {
+      return make_error(Errc::timeout, "timed out waiting for " + what);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
+  }
+}
+
+}  // namespace
+
+bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board& board) {
+  // The setup names the roster; wait for it (a party may start before the coordinator).
+  auto first = wait_view(board, o.poll_ms, 0, [](const View& v) { return v.setup.has_value(); }, "the session setup");
+  if (!first) return first.error();
+  const SetupMessage setup = *first.value().setup;
+  const SessionParams& p = setup.params;
+  const Bytes32 sid = p.session_id();
+  if (o.index >= p.parties) return make_error(Errc::invalid_argument, "party index is outside the session's roster");
+  if (!(setup.roster[o.index] == o.keys.public_entry())) {
+    return make_error(Errc::invalid_argument, "the roster's keys for party " + std::to_string(o.index) + " are not these keys");
+  }
+  if (o.input.size() != p.dim) {
+    return make_error(Errc::invalid_argument, "the session has dim " + std::to_string(p.dim) + " but the input has " +
+                                                  std::to_string(o.input.size()) + " values");
+  }
+  std::vector<std::uint64_t> input;
+  const double top = std::ldexp(1.0, p.input_bits - p.frac_bits);
+  for (double x : o.input) {
+    if (!(x >= 0 && x < top)) {
+      return make_error(Errc::invalid_argument, "input value " + std::to_string(x) + " is outside [0, " +
+                                                    std::to_string(top) + ") for this session");
+    }
+    input.push_back(static_cast<std::uint64_t>(p.to_fixed(x)));
+  }
+  Key32 rng_seed{};
+  SystemRng().fill(rng_seed);
+  Party me(o.index, o.keys, rng_seed, std::move(input));
+  sodium_memzero(rng_seed.data(), rng_seed.size());
+  const std::uint32_t u = o.index;
+  const std::uint64_t close_wait = 4ULL * p.round_timeout_ms + 10'000;
+  auto post = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to = {}) -> bulletin::Status {
+    auto r = board.append(me.entry(sid, round, type, std::move(payload), to));
+    if (!r) return r.error();
+    return {};
+  };
+  // Marks the round finished and waits for the coordinator to close it.
+  auto finish = [&](std::uint32_t round) -> bulletin::Result<View> {
+    if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
+    say(o.log, "round " + std::to_string(round) + " done");
+    return wait_view(board, o.poll_ms, close_wait, [round](const View& v) { return v.closed.count(round) > 0; },
+                     "the coordinator to close round " + std::to_string(round));
+  };
+#define GOPA_TRY_VIEW(var, expr) \
+  auto var = (expr);             \
+  if (!var) return var.error();
+
+  if (auto st = post(kRoundSeedCommit, MessageType::noise_seed_commit, me.seed_commit(sid, p).encode()); !st) return st.error();
+  GOPA_TRY_VIEW(v2, finish(kRoundSeedCommit));
+  if (auto st = post(kRoundSeedReveal, MessageType::noise_seed_reveal, SeedRevealMessage{me.share()}.encode()); !st) {
+    return st.error();
+  }
+  GOPA_TRY_VIEW(v3, finish(kRoundSeedReveal));
+  const Key32 y = view_randomness(v3.value());
+  const Graph g = derive_graph(p.parties, p.neighbors, y);
+  for (auto w : g.neighbours(u)) {
+    if (w < u) continue;
+    if (auto st = post(kRoundEdgeSeed, MessageType::edge_seed, me.seal_seed(sid, w, setup.roster[w].box_key, p),
+                       setup.roster[w].sign_key);
+        !st) {
+      return st.error();
+    }
+  }
+  GOPA_TRY_VIEW(v4, finish(kRoundEdgeSeed));
+  for (auto w : g.neighbours(u)) {
+    if (w > u) continue;
+    auto m = v4.value().edge_seeds.find({w, u});
+    if (m == v4.value().edge_seeds.end() || !me.accept_seed(sid, m->second, setup.roster[w].box_key, p)) {
+      if (auto st = post(kRoundBoxComplaint, MessageType::complaint,
+                         ComplaintMessage{ComplaintKind::bad_box, w, u, {}}.encode());
+          !st) {
+        return st.error();
+      }
+    }
+  }
+  GOPA_TRY_VIEW(v5, finish(kRoundBoxComplaint));
+  const std::set<Edge> dropped = dropped_edges(v5.value());
+  for (auto w : g.neighbours(u)) {
+    if (dropped.count(edge_of(u, w))) me.drop_edge(w);
+  }
+  const CommitMessage mine = me.commitments(sid, p, y);
+  if (auto st = post(kRoundCommit, MessageType::commitment, mine.encode()); !st) return st.error();
+  GOPA_TRY_VIEW(v6, finish(kRoundCommit));
+  std::set<Edge> revealed;
+  auto reveal = [&](std::uint32_t w, std::uint32_t round) -> bulletin::Status {
+    const Seed32* seed = me.seed_with(w);
+    if (!seed || !revealed.insert(edge_of(u, w)).second) return {};
+    const Edge e = edge_of(u, w);
+    return post(round, MessageType::complaint, ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *seed}.encode());
+  };
+  for (std::size_t i = 0; i < mine.neighbours.size(); ++i) {
+    const std::uint32_t w = mine.neighbours[i];
+    auto mw = v6.value().commits.find(w);
+    if (mw == v6.value().commits.end()) continue;
+    auto k = slot_of(mw->second, u);
+    if (k && edge_cancels(mine, i, mw->second, *k, p.dim)) continue;
+    if (auto st = reveal(w, kRoundCancelComplaint); !st) return st.error();
+  }
+  GOPA_TRY_VIEW(v7, finish(kRoundCancelComplaint));
+  if (auto st = post(kRoundMasked, MessageType::masked_value, me.masked(sid, p, mine).encode()); !st) return st.error();
+  GOPA_TRY_VIEW(v8, finish(kRoundMasked));
+  // Recovery: reveal the seeds of edges to excluded neighbours until the coordinator closes the
+  // round (new exclusions can appear as other parties' reveals are judged).
+  ProofCache cache;
+  bool marked = false;
+  for (;;) {
+    auto view = read_view(board);
+    if (!view) return view.error();
+    if (view.value().closed.count(kRoundRecovery)) break;
+    const Verdict verdict = judge(view.value(), g, &cache, /*final_judgement=*/false);
+    for (const auto& [bad, why] : verdict.bad) {
+      const auto nb = g.neighbours(bad);
+      if (bad != u && std::find(nb.begin(), nb.end(), u) != nb.end()) {
+        if (auto st = reveal(bad, kRoundRecovery); !st) return st.error();
+      }
+    }
+    if (!marked) {
+      if (auto st = post(kRoundRecovery, MessageType::round_cosignature, RoundMarker{kRoundRecovery}.encode()); !st) {
+        return st.error();
+      }
+      say(o.log, "round " + std::to_string(kRoundRecovery) + " done");
+      marked = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(o.poll_ms));
+  }
+  GOPA_TRY_VIEW(vr, wait_view(board, o.poll_ms, close_wait, [](const View& v) { return v.result.has_value(); },
+                              "the result"));
+#undef GOPA_TRY_VIEW
+  PartyOutcome out;
+  out.session_id = sid;
+  out.counted = vr.value().result->counted;
+  out.counted_me = std::find(out.counted.begin(), out.counted.end(), u) != out.counted.end();
+  out.estimate = estimate_of(p, vr.value().result->sum, out.counted.size());
+  const Verdict verdict = judge(vr.value(), g, &cache);
+  out.excluded = verdict.bad;
+  return out;
+}
+
+bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulletin::Board& board) {
+  const SessionParams& p = o.params;
+  if (auto why = p.validate()) return make_error(Errc::invalid_argument, *why);
+  if (o.roster.size() != p.parties) {
+    return make_error(Errc::invalid_argument, "the roster has " + std::to_string(o.roster.size()) +
+                                                  " parties but the parameters say " + std::to_string(p.parties));
+  }
+  RunReport report;
+  const Bytes32 sid = p.session_id();
+  report.session_id = sid;
+  const SigningKey key = SigningKey::from_seed(o.sign_seed);
+  std::uint64_t seq = 0;
+  auto post = [&](std::uint32_t round, MessageType type, Bytes payload) -> bulletin::Status {
+    Entry e;
+    e.session_id = sid;
+    e.round = round;
+    e.type = type;
+    e.sequence = seq++;
+    e.payload = std::move(payload);
+    auto r = board.append(bulletin::sign_entry(e, key));
+    if (!r) return r.error();
+    return {};
+  };
+  double t0 = now_seconds();
+  if (auto st = post(kRoundSetup, MessageType::session_setup, SetupMessage{p, o.roster}.encode()); !st) return st.error();
+  say(o.log, "setup posted: session " + to_hex(std::span<const std::uint8_t>(sid)).substr(0, 16));
+  std::set<std::uint32_t> expected;
+  for (std::uint32_t u = 0; u < p.parties; ++u) expected.insert(u);
+  for (std::uint32_t round = kRoundSeedCommit; round <= kRoundRecovery; ++round) {
+    auto v = wait_view(board, o.poll_ms, p.round_timeout_ms, [&](const View& view) {
+      auto it = view.done.find(round);
+      if (it == view.done.end()) return expected.empty();
+      return std::includes(it->second.begin(), it->second.end(), expected.begin(), expected.end());
+    }, "round " + std::to_string(round));
+    if (!v && v.error().code != Errc::timeout) return v.error();
+    if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
+    // Who finished the round before the close: only they are waited for next time.
+    auto closed = read_view(board);
+    if (!closed) return closed.error();
+    std::set<std::uint32_t> finished;
+    if (auto it = closed.value().done.find(round); it != closed.value().done.end()) finished = it->second;
+    std::set<std::uint32_t> next;
+    std::set_intersection(expected.begin(), expected.end(), finished.begin(), finished.end(),
+                          std::inserter(next, next.begin()));
+    say(o.log, "round " + std::to_string(round) + " closed: " + std::to_string(next.size()) + "/" +
+                   std::to_string(expected.size()) + " parties finished it");
+    expected = std::move(next);
+    const double t1 = now_seconds();
+    report.phases.push_back({"round " + std::to_string(round), t1 - t0});
+    t0 = t1;
+  }
+  auto view = read_view(board);
+  if (!view) return view.error();
+  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(view.value()));
+  Verdict verdict = judge(view.value(), g, nullptr);
+  if (auto st = post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode()); !st) {
+    return st.error();
+  }
+  report.counted = verdict.counted;
+  report.excluded = verdict.bad;
+  report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
+  for (const auto& [u, c] : view.value().commits) {
+    report.proof_bytes_per_party = c.range_proof.size() + c.noise_proof.size() + 32 * c.noise.size() + OutputProof::kSize;
+    break;
+  }
+  report.board_entries = view.value().entries + 1;
+  report.board_bytes = view.value().bytes;
+  report.phases.push_back({"aggregate", now_seconds() - t0});
   return report;
 }
 

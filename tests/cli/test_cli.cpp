@@ -167,3 +167,63 @@ TEST_CASE("gopa prove range / gopa verify: valid, tampered and malformed files",
   CHECK(gopa("verify m.json 2>/dev/null", d.path).code == 3);
   CHECK(gopa("verify missing.json 2>/dev/null", d.path).code == 3);
 }
+
+TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopback, then gopa audit",
+          "[cli][party]") {
+  TempDir d;
+  std::string g = "'";
+  g += GOPA_BINARY;
+  g += "'";
+  // Keys, one process per party; the roster is the .pub files in party order.
+  for (const char* k : {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"}) {
+    std::string args = "keys --out ";
+    args += k;
+    args += ".json > /dev/null";
+    REQUIRE(gopa(args, d.path).code == 0);
+    CHECK(fs::status(d.path / (std::string(k) + ".json")).permissions() ==
+          (fs::perms::owner_read | fs::perms::owner_write));
+  }
+  CHECK(gopa("keys --out k0.json 2>/dev/null", d.path).code == 3);  // never overwrites a key
+  {
+    std::ofstream sh(d.path / "multi.sh");
+    sh << "set -e\n"
+       << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub k5.json.pub k6.json.pub k7.json.pub > roster.jsonl\n"
+       << g << " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
+       << "SERVER=$!\n"
+       << "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
+       << "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
+       << "URL=$(sed -n 's/^serving //p' serve.out)\n"
+       << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+       << "PIDS=\"\"\n"
+       << "for i in 0 1 2 3 4 5 6 7; do\n"
+       << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input 0.$((i + 1)) --json"
+       << " > party$i.json 2> party$i.err &\n"
+       << "  PIDS=\"$PIDS $!\"\n"
+       << "done\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 8 --sigma-eta 0.01"
+       << " --sigma-delta 20 --neighbors 2 --sampler clt --sampler-precision 12 --round-timeout-ms 60000 --json"
+       << " > coordinator.json 2> coordinator.err\n"
+       << "for p in $PIDS; do wait $p; done\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json\n";
+  }
+  const std::string cmd = "cd '" + d.path.string() + "' && bash multi.sh";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
+  CHECK(jc.at("counted") == 8);
+  CHECK(jc.at("excluded").empty());
+  const double estimate = jc.at("estimate")[0];
+  CHECK(std::fabs(estimate - 0.45) < 0.05);  // mean of 0.1 … 0.8, σ_η/√8 ≈ 0.004
+  for (int i = 0; i < 8; ++i) {
+    const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + std::to_string(i) + ".json")));  // NOLINT
+    CHECK(jp.at("counted_me") == true);
+    CHECK(jp.at("estimate")[0] == estimate);  // every party reads the same result
+  }
+  const auto ja = nlohmann::json::parse(std::ifstream(d.path / "audit.json"));
+  CHECK(ja.at("counted") == 8);
+  for (const auto& c : ja.at("checks")) {
+    INFO(c.dump());
+    CHECK(c.at("status") == "PASS");
+  }
+}

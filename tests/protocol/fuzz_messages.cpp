@@ -44,5 +44,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   round_trip<gp::CommitMessage>(in, 2u, 64u, nullptr);
   round_trip<gp::MaskedMessage>(in, 2u, nullptr);
   round_trip<gp::ResultMessage>(in, 2u, 64u, nullptr);
+  round_trip<gp::RoundMarker>(in, nullptr);
   return 0;
 }

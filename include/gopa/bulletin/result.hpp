@@ -39,6 +39,7 @@ enum class Errc {
   stale_database,  // a database older than a checkpoint this server already published
   io,              // storage or network failure (transient)
   invalid_argument,  // a caller passed arguments outside the API's domain
+  timeout,         // a protocol step waited longer than its deadline
 };
 
 [[nodiscard]] const char* errc_name(Errc code) noexcept;

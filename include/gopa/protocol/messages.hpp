@@ -107,6 +107,14 @@ struct MaskedMessage {
                                                            std::uint32_t dim, std::string* why = nullptr);
 };
 
+// Round marker (entry type round_cosignature): a party has finished `round`; from the
+// coordinator, the round is closed (later entries of that round are ignored).
+struct RoundMarker {
+  std::uint32_t round = 0;
+  [[nodiscard]] Bytes encode() const;
+  [[nodiscard]] static std::optional<RoundMarker> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
+};
+
 // Round 7 (result), by the coordinator: who counted and the released average.
 struct ResultMessage {
   std::vector<std::uint32_t> counted;   // parties whose contribution is in the sum, sorted

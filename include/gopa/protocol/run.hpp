@@ -32,6 +32,7 @@
 
 #include "gopa/bulletin/audit.hpp"
 #include "gopa/bulletin/board.hpp"
+#include "gopa/protocol/messages.hpp"
 #include "gopa/protocol/session.hpp"
 
 namespace gopa::protocol {
@@ -75,9 +76,55 @@ struct RunReport {
   std::size_t proof_bytes_per_party = 0;  // range + output proofs of one party
   std::size_t board_bytes = 0;            // all entries
   std::size_t board_entries = 0;
+  // The published X̂_u of every counted party, decoded to real units (what the board shows of u).
+  std::map<std::uint32_t, std::vector<double>> published;
 };
 
 [[nodiscard]] bulletin::Result<RunReport> run_session(const RunConfig& config, bulletin::Board& board);
+
+// ---- Separate processes over a shared board (gopa coordinate / gopa party).
+//
+// The same rounds, each party in its own process. Rounds are closed by the coordinator: each
+// party posts a round marker (entry type round_cosignature, payload = the round) when it has
+// finished a round; the coordinator posts its own marker for the round when every party still
+// in the session has, or when round_timeout_ms has passed. Entries of a round that appear in
+// the log after the coordinator's marker for it are ignored by everyone, so all readers (the
+// parties, the coordinator, any auditor) judge the same set of messages.
+struct PartyKeys {
+  Key32 sign_seed{};  // Ed25519 seed
+  Key32 box_seed{};   // X25519 seed
+  [[nodiscard]] RosterEntry public_entry() const;
+};
+
+struct PartyOptions {
+  std::uint32_t index = 0;
+  PartyKeys keys;
+  std::vector<double> input;  // d real values in [0, 2^(input_bits − frac_bits))
+  std::uint32_t poll_ms = 50;
+  std::function<void(const std::string&)> log;  // one line per round
+};
+
+struct PartyOutcome {
+  Bytes32 session_id{};
+  std::vector<double> estimate;  // the released average
+  std::vector<std::uint32_t> counted;
+  bool counted_me = false;
+  std::map<std::uint32_t, std::string> excluded;  // the result's excluded parties, with reasons
+};
+
+// Runs party `index` to the end of the session found on the board (waits for its setup).
+[[nodiscard]] bulletin::Result<PartyOutcome> run_party(const PartyOptions& options, bulletin::Board& board);
+
+struct CoordinatorOptions {
+  SessionParams params;
+  std::vector<RosterEntry> roster;
+  Key32 sign_seed{};
+  std::uint32_t poll_ms = 50;
+  std::function<void(const std::string&)> log;
+};
+
+// Posts the setup, closes every round, and releases the result.
+[[nodiscard]] bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& options, bulletin::Board& board);
 
 // PASS/FAIL/SKIP checks, as in the log-level audit of the board.
 using bulletin::CheckStatus;

@@ -1,0 +1,276 @@
+// `gopa keys`, `gopa coordinate` and `gopa party`: GOPA with every party in its own process,
+// over a board served by `gopa board serve` (protocol/run.hpp, run_party / run_coordinator).
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <sodium.h>
+
+#include "commands.hpp"
+#include "gopa/bulletin/http.hpp"
+#include "gopa/protocol/run.hpp"
+#include "session_args.hpp"
+
+namespace gopa::cli {
+
+namespace {
+
+namespace bb = gopa::bulletin;
+namespace gp = gopa::protocol;
+using json = nlohmann::json;
+
+gp::Key32 key_from_hex(const json& j, const char* field, const std::string& file) {
+  if (!j.contains(field) || !j[field].is_string()) throw UsageError(file + ": missing \"" + field + "\"");
+  auto bytes = from_hex(j[field].get<std::string>());
+  if (!bytes || bytes->size() != 32) throw UsageError(file + ": \"" + field + "\" must be 64 hex digits");
+  gp::Key32 k{};
+  std::copy(bytes->begin(), bytes->end(), k.begin());
+  sodium_memzero(bytes->data(), bytes->size());
+  return k;
+}
+
+json public_json(const gp::RosterEntry& e) {
+  return {{"sign_key", to_hex(e.sign_key)}, {"box_key", to_hex(e.box_key)}};
+}
+
+// Writes `text` to `path` through a temporary file and a rename, with the given mode; never
+// overwrites.
+void write_new_file(const std::string& path, const std::string& text, mode_t mode) {
+  if (std::filesystem::exists(path)) throw UsageError("'" + path + "' already exists; not overwritten");
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wx");
+  if (!f) throw UsageError("cannot create '" + tmp + "': " + std::strerror(errno));
+  ::chmod(tmp.c_str(), mode);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  std::fclose(f);
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UsageError("cannot write '" + path + "'");
+  }
+}
+
+gp::PartyKeys read_keys(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--keys: cannot open '" + path + "'");
+  json j;
+  try {
+    in >> j;
+  } catch (const json::exception&) {
+    throw UsageError("--keys: '" + path + "' is not a JSON key file (make one with `gopa keys --out FILE`)");
+  }
+  gp::PartyKeys k;
+  k.sign_seed = key_from_hex(j, "sign_seed", path);
+  k.box_seed = key_from_hex(j, "box_seed", path);
+  return k;
+}
+
+// One public key object per line (the .pub files of `gopa keys`, concatenated in party order).
+std::vector<gp::RosterEntry> read_roster(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("--roster: cannot open '" + path + "'");
+  std::vector<gp::RosterEntry> roster;
+  std::string line;
+  std::size_t lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path + " line " + std::to_string(lineno);
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::exception&) {
+      throw UsageError("--roster: " + where + " is not a JSON object");
+    }
+    roster.push_back({key_from_hex(j, "sign_key", where), key_from_hex(j, "box_key", where)});
+  }
+  return roster;
+}
+
+std::unique_ptr<bb::HttpBoard> connect(const std::string& url, const std::string& vkey, const char* cmd) {
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    throw UsageError("--board: expected the URL of a served board (http://HOST:PORT), got '" + url + "'");
+  }
+  if (vkey.empty()) {
+    throw UsageError("--board-key: the board's verifier key is required (printed by `gopa board serve` and `gopa board key`)");
+  }
+  bb::HttpBoardOptions opt;
+  opt.url = url;
+  opt.vkey = vkey;
+  auto board = bb::HttpBoard::connect(opt);
+  if (!board) {
+    std::fprintf(stderr, "gopa %s: cannot reach the board at %s: %s\n", cmd, url.c_str(), board.error().message.c_str());
+    return nullptr;
+  }
+  return std::move(board).value();
+}
+
+std::function<void(const std::string&)> stderr_log(std::string who) {
+  return [who = std::move(who)](const std::string& line) { std::fprintf(stderr, "%s: %s\n", who.c_str(), line.c_str()); };
+}
+
+int run_keys(const std::string& out) {
+  if (out.empty()) throw UsageError("--out: required");
+  gp::PartyKeys k;
+  randombytes_buf(k.sign_seed.data(), k.sign_seed.size());
+  randombytes_buf(k.box_seed.data(), k.box_seed.size());
+  const json pub = public_json(k.public_entry());
+  json secret = pub;
+  secret["sign_seed"] = to_hex(k.sign_seed);
+  secret["box_seed"] = to_hex(k.box_seed);
+  if (std::filesystem::exists(out + ".pub")) throw UsageError("'" + out + ".pub' already exists; not overwritten");
+  std::string text = secret.dump(2) + "\n";
+  write_new_file(out, text, 0600);
+  sodium_memzero(text.data(), text.size());
+  write_new_file(out + ".pub", pub.dump() + "\n", 0644);
+  sodium_memzero(k.sign_seed.data(), k.sign_seed.size());
+  sodium_memzero(k.box_seed.data(), k.box_seed.size());
+  std::printf("%s\n", pub.dump().c_str());
+  return kExitOk;
+}
+
+struct CoordinateArgs : SessionArgs {
+  std::string board, board_key, roster;
+  bool json_out = false;
+};
+
+int run_coordinate(const CoordinateArgs& a) {
+  const auto roster = read_roster(a.roster);
+  if (roster.size() != a.parties) {
+    throw UsageError("--roster: " + std::to_string(roster.size()) + " parties listed but --parties is " +
+                     std::to_string(a.parties));
+  }
+  std::string privacy;
+  const gp::SessionParams p = plan_session(a, privacy);
+  auto board = connect(a.board, a.board_key, "coordinate");
+  if (!board) return kExitIo;
+  gp::CoordinatorOptions o;
+  o.params = p;
+  o.roster = roster;
+  randombytes_buf(o.sign_seed.data(), o.sign_seed.size());
+  o.log = stderr_log("coordinator");
+  auto r = gp::run_coordinator(o, *board);
+  sodium_memzero(o.sign_seed.data(), o.sign_seed.size());
+  if (!r) {
+    std::fprintf(stderr, "gopa coordinate: %s\n", r.error().message.c_str());
+    return r.error().code == bb::Errc::invalid_argument ? kExitUsage : kExitIo;
+  }
+  const gp::RunReport& rep = r.value();
+  if (a.json_out) {
+    json j;
+    j["session_id"] = to_hex(rep.session_id);
+    j["privacy"] = privacy;
+    j["estimate"] = rep.estimate;
+    j["counted"] = rep.counted.size();
+    j["excluded"] = json::object();
+    for (const auto& [u, why] : rep.excluded) j["excluded"][std::to_string(u)] = why;
+    j["proof_bytes_per_party"] = rep.proof_bytes_per_party;
+    for (const auto& ph : rep.phases) j["seconds"][ph.name] = ph.seconds;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("session %s\nprivacy: %s\n", to_hex(rep.session_id).substr(0, 16).c_str(), privacy.c_str());
+    for (std::size_t j = 0; j < rep.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, rep.estimate[j]);
+    std::printf("counted %zu/%u parties\n", rep.counted.size(), a.parties);
+    for (const auto& [u, why] : rep.excluded) std::printf("  party %u excluded: %s\n", u, why.c_str());
+  }
+  return rep.excluded.empty() ? kExitOk : kExitMisbehaved;
+}
+
+struct PartyArgs {
+  std::string board, board_key, keys, input;
+  std::uint32_t id = 0;
+  bool json_out = false;
+};
+
+int run_party_cmd(const PartyArgs& a) {
+  gp::PartyOptions o;
+  o.index = a.id;
+  o.keys = read_keys(a.keys);
+  {
+    std::stringstream ss(a.input);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) {
+      try {
+        std::size_t used = 0;
+        o.input.push_back(std::stod(cell, &used));
+        if (cell.find_first_not_of(" \t", used) != std::string::npos) throw std::invalid_argument(cell);
+      } catch (const std::exception&) {
+        throw UsageError("--input: '" + cell + "' is not a number");
+      }
+    }
+    if (o.input.empty()) throw UsageError("--input: give the party's value(s), comma-separated");
+  }
+  auto board = connect(a.board, a.board_key, "party");
+  if (!board) return kExitIo;
+  o.log = stderr_log("party " + std::to_string(a.id));
+  auto r = gp::run_party(o, *board);
+  sodium_memzero(o.keys.sign_seed.data(), o.keys.sign_seed.size());
+  sodium_memzero(o.keys.box_seed.data(), o.keys.box_seed.size());
+  if (!r) {
+    std::fprintf(stderr, "gopa party: %s\n", r.error().message.c_str());
+    return r.error().code == bb::Errc::invalid_argument ? kExitUsage : kExitIo;
+  }
+  const gp::PartyOutcome& out = r.value();
+  if (a.json_out) {
+    json j;
+    j["session_id"] = to_hex(out.session_id);
+    j["estimate"] = out.estimate;
+    j["counted"] = out.counted.size();
+    j["counted_me"] = out.counted_me;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    for (std::size_t j = 0; j < out.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, out.estimate[j]);
+    std::printf("counted %zu parties%s\n", out.counted.size(), out.counted_me ? " (this party included)" : " (this party excluded)");
+  }
+  return out.counted_me ? kExitOk : kExitMisbehaved;
+}
+
+}  // namespace
+
+void add_party_commands(CLI::App& app, Context& ctx) {
+  auto out = std::make_shared<std::string>();
+  CLI::App* keys = app.add_subcommand(
+      "keys", "Make a party's key pair: FILE (secret seeds, mode 0600) and FILE.pub (public keys, one JSON line;\n"
+              "concatenate the .pub files in party order to make the roster of `gopa coordinate`).");
+  keys->add_option("--out", *out, "secret key file to create")->required();
+  keys->callback([&ctx, out] { ctx.run = [out] { return guarded("keys", [&] { return run_keys(*out); }); }; });
+
+  auto c = std::make_shared<CoordinateArgs>();
+  CLI::App* coord = app.add_subcommand(
+      "coordinate",
+      "Start a GOPA session on a served board and coordinate it: post the parameters and the roster,\n"
+      "close each round when every party has finished it (or after --round-timeout-ms), and release\n"
+      "the result. Parties run `gopa party` against the same board. Exit: 0 everyone counted,\n"
+      "1 some party was excluded (named), 3 bad input, 4 I/O error.");
+  add_session_options(coord, *c);
+  coord->add_option("--board", c->board, "URL of the board (gopa board serve)")->required();
+  coord->add_option("--board-key", c->board_key, "the board's verifier key (vkey)")->required();
+  coord->add_option("--roster", c->roster, "file with one public-key JSON line per party (the .pub files of `gopa keys`)")->required();
+  coord->add_option("--round-timeout-ms", c->round_timeout_ms, "close a round after this long even if parties are missing (default 60000)")
+      ->check(CLI::Range(100u, 86'400'000u));
+  coord->add_option("--seed", c->seed, "seed of the planner's sampled graphs (default 1)");
+  coord->add_flag("--json", c->json_out, "machine-readable output");
+  coord->callback([&ctx, c] { ctx.run = [c] { return guarded("coordinate", [&] { return run_coordinate(*c); }); }; });
+
+  auto p = std::make_shared<PartyArgs>();
+  CLI::App* party = app.add_subcommand(
+      "party",
+      "Run one GOPA party against a served board: waits for the session, then plays every round\n"
+      "(commitments, proofs, pairwise seeds, masked value) and prints the released average.\n"
+      "Exit: 0 counted, 1 this party was excluded, 3 bad input, 4 I/O error or timeout.");
+  party->add_option("--board", p->board, "URL of the board (gopa board serve)")->required();
+  party->add_option("--board-key", p->board_key, "the board's verifier key (vkey)")->required();
+  party->add_option("--id", p->id, "this party's index in the roster (0-based)")->required();
+  party->add_option("--keys", p->keys, "secret key file from `gopa keys`")->required();
+  party->add_option("--input", p->input, "the private value(s), comma-separated, in [0, --input-max of the session]")->required();
+  party->add_flag("--json", p->json_out, "machine-readable output");
+  party->callback([&ctx, p] { ctx.run = [p] { return guarded("party", [&] { return run_party_cmd(*p); }); }; });
+}
+
+}  // namespace gopa::cli

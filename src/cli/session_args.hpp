@@ -1,0 +1,57 @@
+// Options shared by the commands that start a GOPA session (`gopa run`, `gopa coordinate`):
+// the parties, the dimension, the input domain, the privacy target or hand-set noise, and the
+// proven sampler; and the parameters planned from them.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+#include "gopa/protocol/session.hpp"
+
+namespace gopa::cli {
+
+// Bad command-line input: reported as "gopa CMD: message", exit code 3, nothing written.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+template <class F>
+int guarded(const char* cmd, F&& f) {
+  try {
+    return f();
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "gopa %s: %s\n", cmd, e.what());
+    return kExitUsage;
+  }
+}
+
+struct SessionArgs {
+  std::uint32_t parties = 0;
+  std::uint32_t dim = 1;
+  double input_max = 1.0;
+  double epsilon = 1.0;
+  double delta = 1e-5;
+  double honest_fraction = 1.0;
+  std::uint32_t neighbors = 0;
+  double sigma_eta = 0;
+  double sigma_delta = 0;
+  std::string sampler = "box-muller";
+  unsigned sampler_precision = 16;
+  std::uint32_t round_timeout_ms = 60'000;
+  std::uint64_t seed = 1;
+};
+
+// --parties, --dim, --input-max, --epsilon, --delta, --honest-fraction, --neighbors,
+// --sigma-eta, --sigma-delta, --sampler, --sampler-precision.
+void add_session_options(CLI::App* cmd, SessionArgs& a);
+
+// Validated parameters (fresh nonce) and a sentence stating the privacy guarantee; throws
+// UsageError naming the bad option.
+[[nodiscard]] protocol::SessionParams plan_session(const SessionArgs& a, std::string& privacy);
+
+}  // namespace gopa::cli
