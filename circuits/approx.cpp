@@ -2,6 +2,7 @@
 
 #include <mpfr.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -118,13 +119,15 @@ unsigned horner_bits(const std::vector<double>& c, double r, unsigned F) {
     }
     worst = std::fmax(worst, s);
   }
-  return F + static_cast<unsigned>(std::ceil(std::log2(worst + 1.0))) + 2U;
+  // Signed bound: |acc| < 2^(hb−1); 16 ulps of margin cover coefficient rounding and floors.
+  const double bound = worst * (1.0 + 0x1p-20) + std::ldexp(1.0, 4 - static_cast<int>(F));
+  return F + 1U + static_cast<unsigned>(std::max(0.0, std::ceil(std::log2(bound))));
 }
 
-PolyTable derive(const Fn& g, double r, unsigned F) {
+PolyTable derive(const Fn& g, double r, unsigned F, unsigned min_degree = 1) {
   GOPA_CHECK(F >= 8 && F <= 60, "fractional bits out of range");
   const double target = std::ldexp(1.0, -static_cast<int>(F) - 2);
-  for (unsigned n = 1; n <= 40; ++n) {
+  for (unsigned n = min_degree; n <= 40; ++n) {
     auto cf = interpolate(g, r, n);
     if (max_error(g, r, cf, nullptr, F) > target) continue;
     PolyTable t;
@@ -138,6 +141,7 @@ PolyTable derive(const Fn& g, double r, unsigned F) {
       cd.push_back(mpfr_get_d(c->v, MPFR_RNDN));
     }
     t.hb = horner_bits(cd, r, F);
+    t.zmax = r;
     t.approx_ulps = std::ldexp(max_error(g, r, cf, &t.coef, F), static_cast<int>(F));
     return t;
   }
@@ -196,7 +200,48 @@ const PolyTable& cached(int which, unsigned F) {
   return *slot;
 }
 
+// ln(m)/(m − 1) at m = center + z (→ 1 at m = 1).
+Fn lnq_at(double center) {
+  return [center](mpfr_t out, const mpfr_t z) {
+    mpfr_t d;
+    mpfr_init2(d, kPrec);
+    mpfr_add_d(out, z, center, MPFR_RNDN);
+    mpfr_sub_ui(d, out, 1, MPFR_RNDN);
+    if (mpfr_zero_p(d) != 0) {
+      mpfr_set_ui(out, 1, MPFR_RNDN);
+    } else {
+      mpfr_log(out, out, MPFR_RNDN);
+      mpfr_div(out, out, d, MPFR_RNDN);
+    }
+    mpfr_clear(d);
+  };
+}
+
 }  // namespace
+
+const std::vector<PolyTable>& lnq_split_table(unsigned F) {
+  static std::mutex mu;
+  static std::map<unsigned, std::unique_ptr<std::vector<PolyTable>>> tables;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = tables[F];
+  if (!slot) {
+    const unsigned parts = 1U << kLnqSplitBits;
+    const double r = 0.25 / parts;  // [1/2, 1) in parts intervals of width 2r
+    std::vector<PolyTable> t(parts);
+    // One common degree: the largest any interval needs (derive starts its search at n).
+    for (unsigned n = 1, top = 0; top != n;) {
+      if (top != 0) n = top;
+      top = n;
+      for (unsigned i = 0; i < parts; ++i) {
+        t[i] = derive(lnq_at(0.5 + (2.0 * i + 1.0) * r), r, F, n);
+        top = std::max(top, t[i].degree());
+      }
+    }
+    slot = std::make_unique<std::vector<PolyTable>>(std::move(t));
+    mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+  }
+  return *slot;
+}
 
 const PolyTable& ln_table(unsigned F) { return cached(0, F); }
 const PolyTable& cos2pi_table(unsigned F) { return cached(1, F); }
@@ -231,6 +276,7 @@ PolyTable fixed_table(std::span<const double> c, unsigned F, double zmax) {
   std::vector<double> cd(c.begin(), c.end());
   for (double v : c) t.coef.push_back(static_cast<i128>(std::llround(std::ldexp(v, static_cast<int>(F)))));
   t.hb = horner_bits(cd, zmax, F);
+  t.zmax = zmax;
   t.approx_ulps = 0.5;  // coefficient rounding only; the formula's own error is stated separately
   return t;
 }

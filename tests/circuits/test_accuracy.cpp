@@ -114,6 +114,59 @@ TEST_CASE("fx_ln_wide has relative precision near 1", "[circuits][accuracy]") {
   }
 }
 
+TEST_CASE("fx_ln_rel within (2|ln x| + 0.1)·2^-F of MPFR", "[circuits][accuracy]") {
+  gopa::DeterministicRng rng(17);
+  for (unsigned F : kPrecisions) {
+    const auto& t = lnq_split_table(F);
+    for (unsigned fin : {F, F + 1, 2 * F}) {
+      double worst = 0;  // error / bound
+      std::vector<i128> xs = {1, 2, 3, pow2(fin - 1) - 1, pow2(fin - 1), pow2(fin - 1) + 1,
+                              pow2(fin) - 1, pow2(fin) - 2, pow2(fin) - 3, pow2(fin / 2)};
+      for (i128 e = 1; e < 16; ++e) xs.push_back(pow2(fin - 1) + e * pow2(fin - 5));  // interval edges
+      for (int i = 0; i < 2000 / test::kScale; ++i) xs.push_back(draw(rng, 1, pow2(std::min(fin, 62U)) - 1));
+      for (int i = 0; i < 500 / test::kScale; ++i) xs.push_back(pow2(fin) - draw(rng, 1, pow2(static_cast<unsigned>(i) % (fin - 1) + 1)));
+      for (i128 x : xs) {
+        ClearBuilder b;
+        const i128 got = fx_ln_rel(b, x, fin, t);
+        REQUIRE(b.ok());
+        const long double ref = mp_ln_fx(x, fin, fin + F);
+        const double lnx = std::fabs(static_cast<double>(ref)) / std::ldexp(1.0, static_cast<int>(fin + F));
+        const double allowed = (2.0 * lnx + 0.1) * std::ldexp(1.0, static_cast<int>(fin));
+        worst = std::max(worst, err(got, ref) / allowed);
+      }
+      INFO("F=" << F << " fin=" << fin << " degree " << t[0].degree() << " max error / bound " << worst);
+      CHECK(worst <= 1.0);
+    }
+  }
+}
+
+TEST_CASE("fx_cos_sin_2pi_wide within 1.5 ulps of MPFR", "[circuits][accuracy]") {
+  gopa::DeterministicRng rng(18);
+  for (unsigned F : kPrecisions) {
+    const PolyTable& t = cos2pi_table(F);
+    const long double scale = std::ldexp(1.0L, static_cast<int>(cos_sin_wide_bits(F) - F));
+    double worst = 0;
+    std::vector<i128> us;
+    for (i128 q = 0; q < 8; ++q) {  // quadrant and octant edges
+      us.push_back(q * pow2(F - 3));
+      us.push_back(q * pow2(F - 3) + 1);
+      if (q > 0) us.push_back(q * pow2(F - 3) - 1);
+    }
+    us.push_back(pow2(F) - 1);
+    for (int i = 0; i < 3000 / test::kScale; ++i) us.push_back(draw(rng, 0, pow2(F) - 1));
+    for (i128 u : us) {
+      ClearBuilder b;
+      auto [c, s] = fx_cos_sin_2pi_wide(b, u, t);
+      REQUIRE(b.ok());
+      const long double cf = static_cast<long double>(c) / scale, sf = static_cast<long double>(s) / scale;
+      worst = std::max({worst, static_cast<double>(std::fabs(cf - mp_cos2pi_fx(u, F))),
+                        static_cast<double>(std::fabs(sf - mp_sin2pi_fx(u, F)))});
+    }
+    INFO("F=" << F << " degree " << t.degree() << " max error " << worst << " ulps");
+    CHECK(worst <= 1.5);
+  }
+}
+
 TEST_CASE("fx_cos_sin_2pi within 3 ulps of MPFR", "[circuits][accuracy]") {
   gopa::DeterministicRng rng(14);
   for (unsigned F : kPrecisions) {

@@ -77,9 +77,13 @@ TEST_CASE("gadgets: clear evaluator and recorder agree on random and edge inputs
       out.push_back(fx_sqrt(b, w[0], F, F + 4));
       out.push_back(fx_ln(b, b.add_const(w[1], 0), F + 4, ln_table(F)));
       out.push_back(fx_ln_wide(b, b.add_const(w[1], 0), F + 4, lnq_table(F)));
+      out.push_back(fx_ln_rel(b, b.add_const(w[1], 0), F + 4, lnq_split_table(F)));
       auto [c, s] = fx_cos_sin_2pi(b, w[2], cos2pi_table(F));
       out.push_back(c);
       out.push_back(s);
+      auto [cw, sw] = fx_cos_sin_2pi_wide(b, w[2], cos2pi_table(F));
+      out.push_back(cw);
+      out.push_back(sw);
       for (auto& bit : to_bits(b, w[0], F + 3)) out.push_back(bit);
       return out;
     });

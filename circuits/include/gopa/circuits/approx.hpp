@@ -19,6 +19,7 @@ struct PolyTable {
   std::vector<i128> coef;   // c_0..c_n (low to high), integers at scale 2^F
   unsigned hb = 0;          // Horner partial values satisfy |acc| < 2^(hb-1) (signed bit bound)
   double approx_ulps = 0;   // max |P_rounded(z) − g(z)| over the domain, in units of 2^-F
+  double zmax = 1;          // domain of the variable: |z| ≤ zmax
   [[nodiscard]] unsigned degree() const noexcept {
     return static_cast<unsigned>(coef.size()) - 1U;
   }
@@ -28,6 +29,11 @@ struct PolyTable {
 const PolyTable& ln_table(unsigned F);
 // ln(m)/(m − 1) for m = 3/4 + z, z ∈ [−1/4, 1/4] (for fx_ln_wide: relative precision near 1).
 const PolyTable& lnq_table(unsigned F);
+// ln(m)/(m − 1) on [1/2, 1) split into 2^kLnqSplitBits intervals by the leading mantissa bits:
+// table i is in z = m − c_i, c_i = 1/2 + (2i + 1)/2^(kLnqSplitBits+2), |z| ≤ 2^-(kLnqSplitBits+2);
+// all tables have the same degree (for fx_ln_rel).
+inline constexpr unsigned kLnqSplitBits = 3;
+const std::vector<PolyTable>& lnq_split_table(unsigned F);
 // cos(2π·(1/8 + t)) for t ∈ [−1/8, 1/8]; sin(2π(1/8 + t)) = this at −t.
 const PolyTable& cos2pi_table(unsigned F);
 // round(ln 2 · 2^bits) for bits ≤ 120 (MPFR, computed once).

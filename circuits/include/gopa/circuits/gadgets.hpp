@@ -13,10 +13,12 @@
 // turns false), it never produces a wrong result silently.
 //
 // Costs (multiplication gates): assert_range n; shift_floor s + hb; geq n + 1; select 1;
-// fx_mul 1 + F + hb; fx_div 1 + 2·nd + hq; fx_sqrt 3·hy + 3; horner deg·(1 + F + hb).
+// fx_mul 1 + F + hb; fx_div 1 + 2·nd + hq; fx_sqrt 2·hy + 3; horner deg·(1 + Fz + hb).
 #pragma once
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -136,11 +138,12 @@ WireT<B> fx_div(B& b, const WireT<B>& a, const WireT<B>& d, unsigned F, unsigned
   return q;
 }
 
-// y = floor(sqrt(n)) for an integer n ≥ 0 with y < 2^hy: r = n − y² ∈ [0, 2y].
+// y = floor(sqrt(n)) for an integer n ≥ 0 with y < 2^hy: r = n − y² ∈ [0, 2y], both r and
+// 2y − r in [0, 2^(hy+1)). No separate range check of y: 2y = r + (2y − r) is a small integer,
+// and it is even because 4r = 4n − (2y)² holds over the integers (docs/circuits.md §3.1).
 template <Builder B>
 WireT<B> int_sqrt(B& b, const WireT<B>& n, unsigned hy) {
   WireT<B> y = b.witness(isqrt(b.value(n)));
-  assert_range(b, y, hy);
   WireT<B> r = b.sub(n, b.mul(y, y));
   assert_range(b, r, hy + 1);
   assert_range(b, b.sub(b.mul_const(y, 2), r), hy + 1);
@@ -153,13 +156,29 @@ WireT<B> fx_sqrt(B& b, const WireT<B>& x, unsigned F, unsigned hy) {
   return int_sqrt(b, b.mul_const(x, pow2(F)), hy);
 }
 
-// P(z) by Horner's rule in F-bit fixed point: acc ← floor(acc·z / 2^F) + c_j.
+// P(z) by Horner's rule in F-bit fixed point, the variable z with Fz fractional bits:
+// acc ← floor(acc·z / 2^Fz) + c_j (coefficients and result at t.F bits).
+// The innermost step c_n·z + c_{n−1} is affine (no gate, no floor): it is kept exact at
+// F + Fz bits and the next step floors by 2^(2Fz), when that product stays below 2^122.
+template <Builder B>
+WireT<B> horner(B& b, const WireT<B>& z, unsigned Fz, const PolyTable& t) {
+  const std::size_t n = t.coef.size() - 1;
+  const auto zbits = static_cast<unsigned>(std::max(0.0, std::ceil(std::log2(t.zmax))));
+  WireT<B> acc = b.constant(t.coef.back());
+  std::size_t j = n;
+  if (n >= 2 && t.hb + 2 * Fz + zbits + 1 <= 122) {
+    WireT<B> wide = b.add_const(b.mul_const(z, t.coef[n]), t.coef[n - 1] * pow2(Fz));
+    acc = b.add_const(shift_floor(b, b.mul(wide, z), 2 * Fz, t.hb), t.coef[n - 2]);
+    j = n - 2;
+  }
+  while (j-- > 0) acc = b.add_const(fx_mul(b, acc, z, Fz, t.hb), t.coef[j]);
+  return acc;
+}
+
+// P(z) with z at the table's F bits.
 template <Builder B>
 WireT<B> horner(B& b, const WireT<B>& z, const PolyTable& t) {
-  WireT<B> acc = b.constant(t.coef.back());
-  for (std::size_t j = t.coef.size() - 1; j-- > 0;)
-    acc = b.add_const(fx_mul(b, acc, z, t.F, t.hb), t.coef[j]);
-  return acc;
+  return horner(b, z, t.F, t);
 }
 
 // Guard bits for the k·ln 2 term of fx_ln.
@@ -168,8 +187,11 @@ inline constexpr unsigned kLnGuard = 8;
 namespace detail {
 // Range reduction shared by fx_ln and fx_ln_wide: returns (M, k) with M = X·2^k ∈ [2^(fin−1), 2^fin),
 // k ∈ [0, 2^nk) as nk = bit_width(fin − 1) bits (2^k = Π_j (1 + (2^(2^j) − 1)·k_j)).
+// With top > 0, the range check of M exposes the top leading bits of M − 2^(fin−1) (highest
+// first) in *top_bits, at the same cost.
 template <Builder B>
-std::pair<WireT<B>, WireT<B>> ln_reduce(B& b, const WireT<B>& X, unsigned fin) {
+std::pair<WireT<B>, WireT<B>> ln_reduce(B& b, const WireT<B>& X, unsigned fin, unsigned top = 0,
+                                        std::vector<WireT<B>>* top_bits = nullptr) {
   const auto nk = static_cast<unsigned>(std::bit_width(fin - 1U));
   const i128 xv = b.value(X);
   unsigned kv = 0;
@@ -189,7 +211,14 @@ std::pair<WireT<B>, WireT<B>> ln_reduce(B& b, const WireT<B>& X, unsigned fin) {
     k = b.add(k, b.mul_const(kj, pow2(j)));
   }
   WireT<B> M = nk == 0 ? X : b.mul(X, pw);
-  assert_range(b, b.add_const(M, -pow2(fin - 1)), fin - 1);
+  WireT<B> rest = b.add_const(M, -pow2(fin - 1));
+  const i128 rv = b.value(rest);
+  for (unsigned i = 0; i < top; ++i) {
+    const unsigned w = fin - 2 - i;
+    top_bits->push_back(bit_witness(b, (rv >> w) & 1));
+    rest = b.sub(rest, b.mul_const(top_bits->back(), pow2(w)));
+  }
+  assert_range(b, rest, fin - 1 - top);
   return {M, k};
 }
 
@@ -228,6 +257,92 @@ WireT<B> fx_ln_wide(B& b, const WireT<B>& X, unsigned fin, const PolyTable& t) {
   WireT<B> lm = fin >= F ? shift_floor(b, b.mul(D, Q), fin - F, 2 * F + 1)
                          : b.mul_const(b.mul(D, Q), pow2(F - fin));
   return b.sub(lm, b.mul_const(k, detail::ln2_fx(2 * F)));
+}
+
+// ln(x)·2^(fin+F) for x = X / 2^fin ∈ (0, 1), X ∈ [1, 2^fin), 6 ≤ fin ≤ 2F + 8, with relative
+// precision near x = 1 and no floor after the polynomial (docs §4.1). Range reduction as fx_ln;
+// the three leading mantissa bits of m ∈ [1/2, 1) (from the range check of M) select one of
+// eight intervals: ln m = (m − 1)·Q_i(z), z = m − c_i exact at fin bits, |z| ≤ 1/32, where the
+// coefficients of Q_i (t = lnq_split_table(F)) are multilinear in the three bits (4 gates);
+// minus k·round(ln2·2^(fin+F)).
+template <Builder B>
+WireT<B> fx_ln_rel(B& b, const WireT<B>& X, unsigned fin, const std::vector<PolyTable>& t) {
+  const unsigned F = t[0].F, n = t[0].degree(), hb = t[0].hb;
+  std::vector<WireT<B>> top;
+  auto [M, k] = detail::ln_reduce(b, X, fin, kLnqSplitBits, &top);
+  // top[i] is the bit of weight 2^(fin−2−i) of M − 2^(fin−1): interval index = Σ top[i]·2^(2−i).
+  // Monomials Π_{i∈S} bit_i over S ⊆ {0,1,2} (bit_i of weight 2^i in the index).
+  const WireT<B> b0 = top[2], b1 = top[1], b2 = top[0];
+  const WireT<B> b01 = b.mul(b0, b1);
+  const std::vector<WireT<B>> mono = {b.constant(1), b0, b1, b01, b2, b.mul(b0, b2), b.mul(b1, b2),
+                                      b.mul(b01, b2)};
+  // coefficient j as a multilinear form: Möbius transform of the eight interval values.
+  auto coef = [&](std::size_t j) {
+    std::vector<i128> a(8);
+    for (unsigned i = 0; i < 8; ++i) a[i] = t[i].coef[j];
+    for (unsigned bit = 1; bit < 8; bit <<= 1)
+      for (unsigned i = 0; i < 8; ++i)
+        if ((i & bit) != 0) a[i] -= a[i ^ bit];
+    WireT<B> c = b.constant(a[0]);
+    for (unsigned i = 1; i < 8; ++i) c = b.add(c, b.mul_const(mono[i], a[i]));
+    return c;
+  };
+  // z·2^fin = M − c_i·2^fin = (low fin − 4 bits of M) − 2^(fin−5).
+  WireT<B> Z = b.sub(b.add_const(M, -pow2(fin - 1) - pow2(fin - 5)),
+                     b.add(b.mul_const(top[0], pow2(fin - 2)),
+                           b.add(b.mul_const(top[1], pow2(fin - 3)), b.mul_const(top[2], pow2(fin - 4)))));
+  // Horner; the innermost step c_n·z + c_{n−1} is kept exact at F + fin bits.
+  WireT<B> acc = coef(n);
+  std::size_t j = n;
+  if (n >= 2 && hb + 2 * fin + 1 <= 122) {
+    WireT<B> wide = b.add(b.mul(acc, Z), b.mul_const(coef(n - 1), pow2(fin)));
+    acc = b.add(shift_floor(b, b.mul(wide, Z), 2 * fin, hb), coef(n - 2));
+    j = n - 2;
+  }
+  while (j-- > 0) acc = b.add(fx_mul(b, acc, Z, fin, hb), coef(j));
+  WireT<B> D = b.add_const(M, -pow2(fin));  // (m − 1)·2^fin ∈ [−2^(fin−1), 0)
+  return b.sub(b.mul(D, acc), b.mul_const(k, detail::ln2_fx(fin + F)));
+}
+
+// Fractional bits of the power variables of fx_cos_sin_2pi_wide (guard bits over F: the
+// rounding of u^k is multiplied by coefficients up to Σ|c_j| < 2^8, docs §4.2).
+inline constexpr unsigned kTrigPowerGuard = 9;
+// Fractional bits of the outputs of fx_cos_sin_2pi_wide.
+constexpr unsigned cos_sin_wide_bits(unsigned F) noexcept { return 3 * F + kTrigPowerGuard; }
+
+// (cos 2πu, sin 2πu)·2^(3F + 9) for u = U / 2^F ∈ [0, 1), 10 ≤ F ≤ 36, without truncation of
+// the result (docs §4.2). Same reduction as fx_cos_sin_2pi; A(t) = Ae(t²) + t·Ao(t²) with one set
+// of powers u^k = (t²)^k at G = F + 9 bits shared by A(t) (cos) and A(−t) (sin):
+// cos 2πv = Ae + t·Ao, sin 2πv = Ae − t·Ao. Error ≤ 1.5 ulps of 2^-F each.
+template <Builder B>
+std::pair<WireT<B>, WireT<B>> fx_cos_sin_2pi_wide(B& b, const WireT<B>& U, const PolyTable& t) {
+  const unsigned F = t.F, G = F + kTrigPowerGuard;
+  const i128 q = b.value(U) >> (F - 2);
+  WireT<B> q0 = bit_witness(b, q & 1);
+  WireT<B> q1 = bit_witness(b, (q >> 1) & 1);
+  WireT<B> V = b.sub(U, b.add(b.mul_const(q0, pow2(F - 2)), b.mul_const(q1, pow2(F - 1))));
+  assert_range(b, V, F - 2);
+  WireT<B> T = b.add_const(V, -pow2(F - 3));  // t·2^F, |t| ≤ 1/8
+  // u = t² ≤ 2^-6 at G bits; u^k ≤ 2^-6k.
+  const unsigned n = t.degree();
+  std::vector<WireT<B>> pw{b.constant(pow2(G))};
+  if (n >= 2) pw.push_back(shift_floor_unsigned(b, b.mul(T, T), 2 * F - G, G - 5));
+  for (unsigned k = 2; 2 * k <= n; ++k)
+    pw.push_back(shift_floor_unsigned(b, b.mul(pw[k - 1], pw[1]), G, G + 1 - 6 * k));
+  WireT<B> E = b.constant(0), O = b.constant(0);  // at F + G bits
+  for (unsigned j = 0; j <= n; ++j) {
+    WireT<B> term = b.mul_const(pw[j / 2], t.coef[j]);
+    if (j % 2 == 0) E = b.add(E, term);
+    else O = b.add(O, term);
+  }
+  WireT<B> Ew = b.mul_const(E, pow2(F));
+  WireT<B> tO = b.mul(T, O);
+  WireT<B> c = b.add(Ew, tO), s = b.sub(Ew, tO);
+  // q0: (c, s) → (−s, c); q1: negate both.
+  WireT<B> x = select(b, q0, b.mul_const(s, -1), c);
+  WireT<B> y = select(b, q0, c, s);
+  WireT<B> sign = b.add_const(b.mul_const(q1, -2), 1);
+  return {b.mul(x, sign), b.mul(y, sign)};
 }
 
 // (cos 2πu, sin 2πu)·2^F for u = U / 2^F ∈ [0, 1) (error ≤ 3 ulps each, docs §4.2).

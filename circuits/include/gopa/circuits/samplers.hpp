@@ -77,18 +77,36 @@ WireT<B> scale_output(B& b, const SamplerParams& p, const WireT<B>& z, unsigned 
   return shift_floor(b, b.mul_const(z, p.sigma_fx), fz + p.sigma_bits - p.f, p.f + sb + 6U);
 }
 
+// η = floor(x·y·σ·2^f) from x, y with fx, fy fractional bits, |x·y| < 16: one product and one
+// truncation (no intermediate floor of x·y).
+template <Builder B>
+WireT<B> scale_product(B& b, const SamplerParams& p, const WireT<B>& x, unsigned fx,
+                       const WireT<B>& y, unsigned fy) {
+  return scale_output(b, p, b.mul(x, y), fx + fy);
+}
+
 // Box–Muller: u1 = (2s1+1)/2^(m+1), u2 = s2/2^m, R = sqrt(−2 ln u1), (R cos 2πu2, R sin 2πu2).
+// Cost per call (docs §5.3): ln without final floor, R at ⌈(m+1+F)/2⌉ bits, cos/sin from shared
+// powers, and each output one truncation of R·cos·σ (cos/sin first floored to F + 2 bits only
+// when the product would exceed the wire bound).
 template <Builder B>
 std::vector<WireT<B>> box_muller(B& b, const SamplerParams& p, std::span<const WireT<B>> s) {
   const unsigned F = p.F, m = p.m;
   WireT<B> X1 = b.add_const(b.mul_const(s[0], 2), 1);
-  // −2 ln u1 at 2F bits with relative precision near u1 = 1, where the square root amplifies.
-  WireT<B> L = fx_ln_wide(b, X1, m + 1, lnq_table(F));
-  WireT<B> R = int_sqrt(b, b.mul_const(L, -2), F + 4);
+  // ln u1 at m + 1 + F bits with relative precision near u1 = 1, where the square root amplifies.
+  WireT<B> L = fx_ln_rel(b, X1, m + 1, lnq_split_table(F));
+  const unsigned fl = m + 1 + F, fe = fl & 1U, Fr = (fl + fe) / 2;
+  // R < sqrt(2(m+1) ln 2) < 8 for m ≤ 45.
+  WireT<B> R = int_sqrt(b, b.mul_const(L, -2 * pow2(fe)), Fr + 3);
   WireT<B> U2 = m <= F ? b.mul_const(s[1], pow2(F - m)) : shift_floor_unsigned(b, s[1], m - F, F);
-  auto [c, sn] = fx_cos_sin_2pi(b, U2, cos2pi_table(F));
-  return {scale_output(b, p, fx_mul(b, R, c, F, F + 5), F),
-          scale_output(b, p, fx_mul(b, R, sn, F, F + 5), F)};
+  auto [c, sn] = fx_cos_sin_2pi_wide(b, U2, cos2pi_table(F));
+  const unsigned Fw = cos_sin_wide_bits(F);
+  const auto sigma_width = static_cast<unsigned>(std::bit_width(static_cast<std::uint64_t>(p.sigma_fx)));
+  if (Fr + 3 + Fw + 1 + sigma_width <= 122)
+    return {scale_product(b, p, R, Fr, c, Fw), scale_product(b, p, R, Fr, sn, Fw)};
+  const unsigned Fc = F + 2;
+  return {scale_product(b, p, R, Fr, shift_floor(b, c, Fw - Fc, Fc + 2), Fc),
+          scale_product(b, p, R, Fr, shift_floor(b, sn, Fw - Fc, Fc + 2), Fc)};
 }
 
 // Polar (Marsaglia): k candidates v = (2a + 1 − 2^m)/2^m, S = v1² + v2² (2m fractional bits,
@@ -120,8 +138,7 @@ std::vector<WireT<B>> polar(B& b, const SamplerParams& p, std::span<const WireT<
   WireT<B> r = int_sqrt(b, b.mul_const(S, pow2(2 * F)), m + F + 1);
   WireT<B> c1 = fx_div(b, V1, r, 2 * F, m + F + 1, F + 2);
   WireT<B> c2 = fx_div(b, V2, r, 2 * F, m + F + 1, F + 2);
-  return {scale_output(b, p, fx_mul(b, Q, c1, F, F + 6), F),
-          scale_output(b, p, fx_mul(b, Q, c2, F, F + 6), F)};
+  return {scale_product(b, p, Q, F, c1, F), scale_product(b, p, Q, F, c2, F)};
 }
 
 // Inverse CDF: p = (2s+1)/2^(m+1), p' = min(p, 1−p); central branch (p' ≥ 0.02425) and tail
