@@ -312,6 +312,30 @@ Point noise_term(const CommitMessage& m, const SessionParams& p, std::uint32_t j
   return shift == 0 ? m.noise[j] : m.noise[j] * Scalar::from_u64(std::uint64_t{1} << shift);
 }
 
+// The coordinator's signed entries, numbered in order.
+class CoordinatorPoster {
+ public:
+  CoordinatorPoster(bulletin::Board& board, const Bytes32& sid, SigningKey key)
+      : board_(board), sid_(sid), key_(std::move(key)) {}
+  bulletin::Status post(std::uint32_t round, MessageType type, Bytes payload) {
+    Entry e;
+    e.session_id = sid_;
+    e.round = round;
+    e.type = type;
+    e.sequence = sequence_++;
+    e.payload = std::move(payload);
+    auto r = board_.append(bulletin::sign_entry(e, key_));
+    if (!r) return r.error();
+    return {};
+  }
+
+ private:
+  bulletin::Board& board_;
+  Bytes32 sid_;
+  SigningKey key_;
+  std::uint64_t sequence_ = 0;
+};
+
 // One simulated party: honest unless given a cheat.
 class Party {
  public:
@@ -953,18 +977,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // Round 1: setup.
   SetupMessage setup{p, {}};
   for (const auto& party : parties) setup.roster.push_back(party->roster_entry());
-  SigningKey coordinator = SigningKey::from_seed(derive_key(cfg.seed, "gopa/sim/coordinator", 0));
-  std::uint64_t coordinator_seq = 0;
-  auto coordinator_post = [&](std::uint32_t round, MessageType type, Bytes payload) -> bulletin::Status {
-    Entry e;
-    e.session_id = sid;
-    e.round = round;
-    e.type = type;
-    e.sequence = coordinator_seq++;
-    e.payload = std::move(payload);
-    auto r = board.append(bulletin::sign_entry(e, coordinator));
-    if (!r) return r.error();
-    return {};
+  CoordinatorPoster coordinator(board, sid, SigningKey::from_seed(derive_key(cfg.seed, "gopa/sim/coordinator", 0)));
+  auto coordinator_post = [&](std::uint32_t round, MessageType type, Bytes payload) {
+    return coordinator.post(round, type, std::move(payload));
   };
   if (auto e = fail_if(coordinator_post(kRoundSetup, MessageType::session_setup, setup.encode()))) return *e;
   phase_done("setup");
@@ -1323,18 +1338,9 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   RunReport report;
   const Bytes32 sid = p.session_id();
   report.session_id = sid;
-  const SigningKey key = SigningKey::from_seed(o.sign_seed);
-  std::uint64_t seq = 0;
-  auto post = [&](std::uint32_t round, MessageType type, Bytes payload) -> bulletin::Status {
-    Entry e;
-    e.session_id = sid;
-    e.round = round;
-    e.type = type;
-    e.sequence = seq++;
-    e.payload = std::move(payload);
-    auto r = board.append(bulletin::sign_entry(e, key));
-    if (!r) return r.error();
-    return {};
+  CoordinatorPoster coordinator(board, sid, SigningKey::from_seed(o.sign_seed));
+  auto post = [&](std::uint32_t round, MessageType type, Bytes payload) {
+    return coordinator.post(round, type, std::move(payload));
   };
   double t0 = now_seconds();
   if (auto st = post(kRoundSetup, MessageType::session_setup, SetupMessage{p, o.roster}.encode()); !st) return st.error();
