@@ -10,6 +10,7 @@ void add_bench_commands(CLI::App& app, Context& ctx) {
   bench->require_subcommand(1);
   add_bench_group_command(*bench, ctx);
   add_bench_gaussian_command(*bench, ctx);
+  add_bench_hidden_command(*bench, ctx);
   add_bench_proofs_command(*bench, ctx);
 }
 

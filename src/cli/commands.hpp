@@ -25,6 +25,7 @@ struct Context {
 void add_bench_commands(CLI::App& app, Context& ctx);  // src/cli/bench.cpp: `gopa bench`
 void add_bench_group_command(CLI::App& bench, Context& ctx);  // src/cli/bench_group.cpp
 void add_bench_gaussian_command(CLI::App& bench, Context& ctx);  // src/cli/bench_gaussian.cpp
+void add_bench_hidden_command(CLI::App& bench, Context& ctx);  // src/cli/bench_hidden.cpp
 void add_board_commands(CLI::App& app, Context& ctx);  // src/cli/board.cpp
 void add_plan_commands(CLI::App& app, Context& ctx);   // src/cli/plan.cpp
 void add_run_commands(CLI::App& app, Context& ctx);    // src/cli/run.cpp: `gopa run`, `gopa audit`

@@ -1,0 +1,165 @@
+// gopa/sampling.hpp — hidden Gaussian samples: a committee of c members computes a Box–Muller
+// sample η as additive shares over Z_ℓ, every share Pedersen-committed, so nobody knows η and
+// every step is checked from the public messages alone (DESIGN.md §1, docs/sampling.md).
+//
+//   using namespace gopa::sampling;
+//   HiddenParams p = HiddenParams::make(/*f=*/16, /*members=*/5);
+//   SystemRng rng;
+//   HiddenRun run = run_hidden_box_muller(p, {}, rng);         // restarts without cheaters
+//   if (run.ok()) {
+//     run.output.samples[0].commitments[i];                    // C_i = η_i·G + r_i·H, member i
+//     // member i keeps run.output.samples[0] share i (SharedOutput::shares, simulation only)
+//   }
+//   for (const Blame& b : run.blamed) std::puts(b.why.c_str()); // named cheaters, in order
+//
+// Protocol (docs/sampling.md has the equations):
+//   1. Preprocessing, independent of the sample: Beaver triples (a, b, ab) and square pairs
+//      (a, a²) from pairwise Paillier products (sampling/paillier.hpp), every share committed,
+//      each used one checked by sacrificing another one; truncation masks contributed by every
+//      member with a range proof (sigma/range.hpp).
+//   2. Hidden uniform seed bits: b = (u/√(u²) + 1)/2 for a jointly random shared u (one square
+//      pair and two openings per bit); a seed is Σ 2^i b_i ∈ [0, 2^m).
+//   3. Box–Muller on shares with the same fixed-point conventions as circuits/ (the cos/sin
+//      polynomial is circuits' cos2pi_table); the radius sqrt(−2 ln u1) is one piecewise
+//      polynomial on the dyadic interval of u1 (or of 1 − u1) selected by the leading-one bits.
+//   4. Identifiable abort: every opened share comes with its blinder and is checked against the
+//      homomorphic commitment; every other deviation is caught by a check whose failure names
+//      the member (sacrifice → generation transcripts opened; bad range proof). The driver then
+//      restarts without the named member.
+//
+// Security notes
+// - This is an in-process simulation of the committee (all members in one process, the board a
+//   log of public messages). Each member's local computation only uses its own secrets and the
+//   public log; every check only uses the public log.
+// - Paillier modulus: 2048 bits by default (≈112-bit security); tests use 640-bit moduli, which
+//   are NOT secure and only exercise the arithmetic. Encryption uses a fixed base h^N and a
+//   256-bit exponent (Damgård–Jurik–Nielsen style short randomness).
+// - What is not proven is listed in docs/sampling.md (§ What is and is not proven).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gopa/group.hpp"
+#include "gopa/random.hpp"
+
+namespace gopa::sampling {
+
+__extension__ typedef __int128 i128;
+
+// Parameters of one hidden Box–Muller call (two samples).
+struct HiddenParams {
+  std::size_t members = 5;   // c ≥ 2
+  unsigned f = 16;           // fractional bits of η
+  unsigned F = 24;           // working fractional bits (f + 8)
+  unsigned m = 20;           // bits per uniform seed (f + 4)
+  unsigned degree = 0;       // degree of the radius polynomial (chosen by make())
+  i128 sigma_fx = 1;         // σ = sigma_fx / 2^sigma_bits
+  unsigned sigma_bits = 0;
+  unsigned paillier_bits = 2048;  // Paillier modulus size (≥ 640)
+  // f ∈ [8, 24], members ∈ [2, 32]; σ rounded to 2^-16 unless 1. F = f + guard (guard ∈ [4, 12];
+  // 8 keeps the masked-sum truncation error below 1/2 ulp of η for c ≤ 10, docs §3).
+  static HiddenParams make(unsigned f, std::size_t members, double sigma = 1.0, unsigned guard = 8);
+  [[nodiscard]] std::string name() const;
+};
+
+// Steps of the protocol, used to name where a member deviated.
+enum class Step : std::uint8_t {
+  kTripleCiphertext = 1,  // encrypted its own share inconsistently with its commitment
+  kTripleReply,           // a wrong homomorphic reply to another member
+  kTripleCommit,          // committed to a product share that is not what it computed
+  kSacrificeOpening,      // a share opened in the sacrifice check does not match its commitment
+  kMaskRange,             // a truncation mask outside its range (range proof rejected)
+  kBitOpening,            // wrong share when opening u² for a random bit
+  kMulOpening,            // wrong share when opening d = x − a or e = y − b
+  kTruncOpening,          // wrong share when opening the masked value of a truncation
+};
+[[nodiscard]] const char* step_name(Step s) noexcept;
+
+// A member named by the public checks.
+struct Blame {
+  std::size_t member = 0;  // the member's original index
+  Step step = Step::kMulOpening;
+  std::string why;
+};
+
+// Deliberate deviations, to test identifiable abort (tests and `gopa bench hidden` only).
+struct Cheat {
+  std::size_t member = 0;
+  Step step = Step::kMulOpening;
+  std::size_t occurrence = 0;  // deviate at the n-th time the member performs this step
+};
+
+// A shared value as published: one commitment per member (C_i = v_i·G + r_i·H).
+struct SharedOutput {
+  std::vector<std::size_t> members;  // original indices of the members holding the shares
+  std::vector<Point> commitments;
+  // Simulation only: the members' shares and blinders (member k's pair at index k).
+  std::vector<Scalar> shares, blinders;
+  // Simulation only: Σ shares, i.e. η·2^f as a signed integer.
+  [[nodiscard]] std::int64_t reveal() const;
+};
+
+struct Cost {
+  std::size_t triples = 0;          // triples and square pairs used (one per product / bit)
+  std::size_t triples_generated = 0;  // including the sacrificed ones
+  std::size_t openings = 0;         // shared values opened
+  std::size_t truncations = 0;
+  std::size_t random_bits = 0;
+  std::size_t bytes = 0;            // all public messages of the committee
+  std::size_t bytes_preprocessing = 0;
+  // CPU time of the whole committee: every member's own work plus every member's checks of the
+  // public messages (one verification counted c times).
+  double seconds_preprocessing = 0;
+  double seconds_online = 0;
+  double seconds_verify = 0;  // one verifier's checks of the whole attempt
+};
+
+struct HiddenOutput {
+  std::vector<SharedOutput> samples;  // the two Box–Muller samples (f fractional bits)
+  Cost cost;
+  // Simulation-only trace for tests: seed values and the offset each truncation added to floor.
+  std::uint64_t seed1 = 0, seed2 = 0;
+  std::vector<int> trunc_offsets;
+};
+
+struct HiddenRun {
+  std::optional<HiddenOutput> output;  // empty when fewer than 2 members remain
+  std::vector<Blame> blamed;           // every abort, in order; the run restarted after each
+  std::size_t attempts = 0;
+  [[nodiscard]] bool ok() const noexcept { return output.has_value(); }
+};
+
+// One attempt with the given members (original indices): the output, or the blame that
+// aborted it.
+struct Attempt {
+  std::optional<HiddenOutput> output;
+  std::optional<Blame> blame;
+};
+[[nodiscard]] Attempt hidden_box_muller_attempt(const HiddenParams& p,
+                                                const std::vector<std::size_t>& members,
+                                                const std::vector<Cheat>& cheats, Rng& rng,
+                                                bool trace = false);
+
+// Runs attempts, removing every named member, until one succeeds or fewer than 2 remain.
+[[nodiscard]] HiddenRun run_hidden_box_muller(const HiddenParams& p, const std::vector<Cheat>& cheats,
+                                              Rng& rng, bool trace = false);
+
+// Clear-text reference with exactly the semantics of the shared computation: seeds s1, s2 and
+// the offset added by each truncation (in order; missing entries are 0, i.e. floor).
+// Returns the two samples as integers at f fractional bits.
+[[nodiscard]] std::pair<std::int64_t, std::int64_t> hidden_box_muller_reference(
+    const HiddenParams& p, std::uint64_t s1, std::uint64_t s2,
+    const std::vector<int>& trunc_offsets = {});
+
+// The counts of the online phase (triples, random bits, truncations) for p, from a dry run.
+[[nodiscard]] Cost hidden_box_muller_counts(const HiddenParams& p);
+
+// Offsets a truncation may add to floor(x / 2^s): [lo, hi] for the masked-sum truncation with
+// c members (the final truncation, from random bits, adds 0 or 1).
+[[nodiscard]] std::pair<int, int> truncation_offset_range(std::size_t members) noexcept;
+
+}  // namespace gopa::sampling

@@ -1,0 +1,93 @@
+// gopa/sampling/paillier.hpp — Paillier encryption over GMP, for the committee's pairwise
+// products (Beaver triple generation, docs/sampling.md §2).
+//
+//   PaillierKey k = PaillierKey::generate(2048, rng);       // member's key (secret: p, q)
+//   BigInt c = k.pub().encrypt(BigInt::from_scalar(a), alpha);  // (1 + aN)·(h^N)^alpha mod N²
+//   BigInt d = k.pub().mul_plain(c, BigInt::from_scalar(b));    // Enc(a·b)
+//   BigInt m = k.decrypt(d);                                    // CRT decryption
+//
+// Randomness: h^N is fixed per key and alpha is 256 bits (short-exponent variant, as in
+// Damgård–Jurik–Nielsen); the randomness alpha of a ciphertext can be revealed to prove its
+// plaintext (used when a sacrificed triple's generation is opened for blame).
+// Security notes: 2048-bit moduli give about 112-bit security; 640-bit moduli are for tests.
+// Variable time (GMP): keys are long-lived member secrets, but the timing of decryption only
+// depends on the ciphertext, which is public.
+#pragma once
+
+#include <gmp.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gopa/group.hpp"
+#include "gopa/random.hpp"
+
+namespace gopa::sampling {
+
+// A move-friendly RAII wrapper over mpz_t (cleared with zeroing on destruction).
+class BigInt {
+ public:
+  BigInt();
+  explicit BigInt(unsigned long v);
+  ~BigInt();
+  BigInt(const BigInt& o);
+  BigInt& operator=(const BigInt& o);
+  BigInt(BigInt&& o) noexcept;
+  BigInt& operator=(BigInt&& o) noexcept;
+
+  static BigInt from_scalar(const Scalar& s);
+  static BigInt from_secret(const SecretScalar& s);
+  // Uniform in [0, 2^bits).
+  static BigInt random_bits(unsigned bits, Rng& rng);
+  // This value reduced mod ℓ.
+  [[nodiscard]] Scalar to_scalar() const;
+  [[nodiscard]] SecretScalar to_secret() const;
+  // Big-endian bytes, fixed length (for hashing/size accounting).
+  [[nodiscard]] std::vector<std::uint8_t> to_bytes(std::size_t len) const;
+  [[nodiscard]] std::size_t bits() const;
+  bool operator==(const BigInt& o) const;
+
+  mpz_ptr get() noexcept { return v_; }
+  mpz_srcptr get() const noexcept { return v_; }
+
+ private:
+  mpz_t v_;
+};
+
+class PaillierPublic {
+ public:
+  PaillierPublic() = default;
+  PaillierPublic(BigInt n, BigInt h);
+  // Enc(m; alpha) = (1 + m·N)·hN^alpha mod N², m < N, alpha < 2^256.
+  [[nodiscard]] BigInt encrypt(const BigInt& m, const BigInt& alpha) const;
+  [[nodiscard]] BigInt add(const BigInt& c1, const BigInt& c2) const;
+  [[nodiscard]] BigInt mul_plain(const BigInt& c, const BigInt& k) const;
+  // A ciphertext is well formed: 0 < c < N².
+  [[nodiscard]] bool valid(const BigInt& c) const;
+  [[nodiscard]] const BigInt& n() const noexcept { return n_; }
+  [[nodiscard]] std::size_t n_bits() const { return n_.bits(); }
+  [[nodiscard]] std::size_t ciphertext_bytes() const { return (2 * n_bits() + 7) / 8; }
+
+ private:
+  // hN^alpha with a fixed-base table: table_[i][d] = hN^(d·16^i), alpha < 2^256.
+  [[nodiscard]] BigInt hn_pow(const BigInt& alpha) const;
+  BigInt n_, n2_, h_, hn_;
+  std::vector<std::vector<BigInt>> table_;
+};
+
+class PaillierKey {
+ public:
+  // Two random primes of bits/2 bits each, N of exactly `bits` bits.
+  static PaillierKey generate(unsigned bits, Rng& rng);
+  [[nodiscard]] const PaillierPublic& pub() const noexcept { return pub_; }
+  [[nodiscard]] BigInt decrypt(const BigInt& c) const;
+  static constexpr unsigned kAlphaBits = 256;
+
+ private:
+  PaillierPublic pub_;
+  BigInt p_, q_, p2_, q2_, hp_, hq_, qinv_p_;  // CRT data
+};
+
+}  // namespace gopa::sampling

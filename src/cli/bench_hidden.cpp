@@ -1,0 +1,134 @@
+// `gopa bench hidden`: cost of one hidden Box–Muller call (two samples) computed by a committee
+// on committed shares (include/gopa/sampling.hpp, docs/sampling.md §5): bytes of public
+// messages and total committee time, for several committee sizes and precisions.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "gopa/sampling.hpp"
+
+namespace gopa::cli {
+namespace {
+
+struct HiddenOptions {
+  std::vector<std::size_t> members = {3, 5, 10};
+  std::vector<unsigned> precisions = {12, 16};
+  unsigned paillier_bits = 2048;
+  std::uint64_t seed = 1;
+  bool json = false;
+  bool quick = false;
+};
+
+template <class T>
+std::vector<T> parse_list(const std::string& s) {
+  std::vector<T> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(static_cast<T>(std::stoul(item)));
+  return out;
+}
+
+int run_hidden(const HiddenOptions& o) {
+  nlohmann::json rows = nlohmann::json::array();
+  if (!o.json)
+    std::printf("%4s %3s %3s %6s %8s %8s %7s %11s %11s %10s %10s %10s\n", "c", "f", "F", "deg",
+                "triples", "bits", "truncs", "bytes", "bytes/smp", "pre s", "online s", "s/sample");
+  for (unsigned f : o.precisions)
+    for (std::size_t c : o.members) {
+      sampling::HiddenParams p = sampling::HiddenParams::make(f, c);
+      p.paillier_bits = o.paillier_bits;
+      DeterministicRng rng(o.seed);
+      sampling::HiddenRun run = sampling::run_hidden_box_muller(p, {}, rng);
+      if (!run.ok()) {
+        std::fprintf(stderr, "gopa bench hidden: c=%zu f=%u did not complete\n", c, f);
+        return kExitMisbehaved;
+      }
+      const sampling::Cost& k = run.output->cost;
+      const double total = k.seconds_preprocessing + k.seconds_online;
+      nlohmann::json row = {{"members", c},
+                            {"f", f},
+                            {"F", p.F},
+                            {"seed_bits", p.m},
+                            {"radius_degree", p.degree},
+                            {"paillier_bits", p.paillier_bits},
+                            {"triples", k.triples},
+                            {"triples_generated", k.triples_generated},
+                            {"random_bits", k.random_bits},
+                            {"truncations", k.truncations},
+                            {"openings", k.openings},
+                            {"bytes", k.bytes},
+                            {"bytes_preprocessing", k.bytes_preprocessing},
+                            {"bytes_per_sample", k.bytes / 2},
+                            {"seconds_preprocessing", k.seconds_preprocessing},
+                            {"seconds_online", k.seconds_online},
+                            {"seconds_verify_one", k.seconds_verify},
+                            {"seconds_per_sample", total / 2}};
+      rows.push_back(row);
+      if (!o.json) {
+        std::printf("%4zu %3u %3u %6u %8zu %8zu %7zu %11zu %11zu %10.2f %10.2f %10.2f\n", c, f, p.F,
+                    p.degree, k.triples, k.random_bits, k.truncations, k.bytes, k.bytes / 2,
+                    k.seconds_preprocessing, k.seconds_online, total / 2);
+        std::fflush(stdout);
+      }
+    }
+  if (o.json) {
+    std::cout << nlohmann::json{{"bench", "hidden"},
+                                {"sampler", "box-muller"},
+                                {"note", "one call gives two samples; time is the total committee "
+                                         "time (member work + every member's verification)"},
+                                {"rows", rows}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::printf("one call = two samples; time = total committee time (work + c × verification); "
+                "Paillier %u bits\n", o.paillier_bits);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_bench_hidden_command(CLI::App& bench, Context& ctx) {
+  auto o = std::make_shared<HiddenOptions>();
+  auto members = std::make_shared<std::string>("3,5,10");
+  auto prec = std::make_shared<std::string>("12,16");
+  CLI::App* h = bench.add_subcommand(
+      "hidden", "Hidden Box–Muller samples by a committee: bytes and time per sample");
+  h->add_option("--members,-c", *members, "Committee sizes, comma-separated")->capture_default_str();
+  h->add_option("--precisions", *prec, "Output fractional bits, comma-separated")->capture_default_str();
+  h->add_option("--paillier-bits", o->paillier_bits, "Paillier modulus bits (≥ 640; < 2048 is insecure)")
+      ->capture_default_str();
+  h->add_option("--seed", o->seed, "Seed of the members' randomness (ChaCha20)")->capture_default_str();
+  h->add_flag("--quick", o->quick, "c = 3 and f = 12 only");
+  h->add_flag("--json", o->json, "JSON output");
+  h->callback([o, members, prec, &ctx] {
+    o->members = o->quick ? std::vector<std::size_t>{3} : parse_list<std::size_t>(*members);
+    o->precisions = o->quick ? std::vector<unsigned>{12} : parse_list<unsigned>(*prec);
+    ctx.run = [o] {
+      for (std::size_t c : o->members)
+        if (c < 2 || c > 32) {
+          std::fprintf(stderr, "gopa bench hidden: committee size must be in [2, 32]\n");
+          return static_cast<int>(kExitUsage);
+        }
+      for (unsigned f : o->precisions)
+        if (f < 8 || f > 24) {
+          std::fprintf(stderr, "gopa bench hidden: precision must be in [8, 24]\n");
+          return static_cast<int>(kExitUsage);
+        }
+      if (o->paillier_bits < 640 || o->paillier_bits % 2 != 0) {
+        std::fprintf(stderr, "gopa bench hidden: --paillier-bits must be even and ≥ 640\n");
+        return static_cast<int>(kExitUsage);
+      }
+      return run_hidden(*o);
+    };
+  });
+}
+
+}  // namespace gopa::cli

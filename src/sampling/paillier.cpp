@@ -1,0 +1,224 @@
+// Paillier over GMP (include/gopa/sampling/paillier.hpp).
+#include "gopa/sampling/paillier.hpp"
+
+#include <sodium.h>
+
+#include <array>
+
+#include "gopa/check.hpp"
+
+namespace gopa::sampling {
+namespace {
+
+const BigInt& ell() {
+  static const BigInt l = [] {
+    BigInt v;
+    mpz_set_str(v.get(), "7237005577332262213973186563042994240857116359379907606001950938285454250989", 10);
+    return v;
+  }();
+  return l;
+}
+
+}  // namespace
+
+BigInt::BigInt() { mpz_init(v_); }
+BigInt::BigInt(unsigned long v) { mpz_init_set_ui(v_, v); }
+BigInt::~BigInt() {
+  // Zero the limbs before freeing: shares and keys pass through here.
+  if (v_->_mp_d != nullptr && v_->_mp_alloc > 0)
+    sodium_memzero(v_->_mp_d, static_cast<std::size_t>(v_->_mp_alloc) * sizeof(mp_limb_t));
+  mpz_clear(v_);
+}
+BigInt::BigInt(const BigInt& o) { mpz_init_set(v_, o.v_); }
+BigInt& BigInt::operator=(const BigInt& o) {
+  if (this != &o) mpz_set(v_, o.v_);
+  return *this;
+}
+BigInt::BigInt(BigInt&& o) noexcept {
+  mpz_init(v_);
+  mpz_swap(v_, o.v_);
+}
+BigInt& BigInt::operator=(BigInt&& o) noexcept {
+  mpz_swap(v_, o.v_);
+  return *this;
+}
+
+BigInt BigInt::from_scalar(const Scalar& s) {
+  BigInt r;
+  Bytes32 b = s.encode();
+  mpz_import(r.v_, b.size(), -1, 1, 0, 0, b.data());
+  return r;
+}
+
+BigInt BigInt::from_secret(const SecretScalar& s) {
+  BigInt r;
+  Bytes32 b = s.declassify().encode();
+  mpz_import(r.v_, b.size(), -1, 1, 0, 0, b.data());
+  sodium_memzero(b.data(), b.size());
+  return r;
+}
+
+BigInt BigInt::random_bits(unsigned bits, Rng& rng) {
+  std::vector<std::uint8_t> buf((bits + 7) / 8);
+  rng.fill(buf);
+  BigInt r;
+  mpz_import(r.v_, buf.size(), 1, 1, 0, 0, buf.data());
+  sodium_memzero(buf.data(), buf.size());
+  mpz_fdiv_r_2exp(r.v_, r.v_, bits);
+  return r;
+}
+
+Scalar BigInt::to_scalar() const {
+  BigInt t;
+  mpz_mod(t.v_, v_, ell().get());
+  Bytes32 b{};
+  std::size_t count = 0;
+  mpz_export(b.data(), &count, -1, 1, 0, 0, t.v_);
+  auto s = Scalar::decode(b);
+  GOPA_CHECK(s.has_value(), "reduced value is canonical");
+  return *s;
+}
+
+SecretScalar BigInt::to_secret() const {
+  SecretScalar s(to_scalar());
+  return s;
+}
+
+std::vector<std::uint8_t> BigInt::to_bytes(std::size_t len) const {
+  std::vector<std::uint8_t> out(len, 0);
+  const std::size_t need = (mpz_sizeinbase(v_, 2) + 7) / 8;
+  GOPA_CHECK(need <= len, "value fits the fixed length");
+  std::size_t count = 0;
+  if (mpz_sgn(v_) != 0) mpz_export(out.data() + (len - need), &count, 1, 1, 0, 0, v_);
+  return out;
+}
+
+std::size_t BigInt::bits() const { return mpz_sgn(v_) == 0 ? 0 : mpz_sizeinbase(v_, 2); }
+bool BigInt::operator==(const BigInt& o) const { return mpz_cmp(v_, o.v_) == 0; }
+
+PaillierPublic::PaillierPublic(BigInt n, BigInt h) : n_(std::move(n)), h_(std::move(h)) {
+  mpz_mul(n2_.get(), n_.get(), n_.get());
+  mpz_powm(hn_.get(), h_.get(), n_.get(), n2_.get());
+  // 64 windows of 4 bits: 64·15 entries (public data).
+  BigInt base = hn_;
+  table_.resize(PaillierKey::kAlphaBits / 4);
+  for (auto& row : table_) {
+    row.resize(16);
+    row[0] = BigInt(1);
+    for (std::size_t d = 1; d < 16; ++d) {
+      mpz_mul(row[d].get(), row[d - 1].get(), base.get());
+      mpz_mod(row[d].get(), row[d].get(), n2_.get());
+    }
+    mpz_mul(base.get(), row[15].get(), base.get());
+    mpz_mod(base.get(), base.get(), n2_.get());
+  }
+}
+
+BigInt PaillierPublic::hn_pow(const BigInt& alpha) const {
+  GOPA_CHECK(alpha.bits() <= PaillierKey::kAlphaBits, "encryption randomness of 256 bits");
+  BigInt acc(1);
+  for (std::size_t i = 0; i < table_.size(); ++i) {
+    const auto d = static_cast<std::size_t>(mpz_tstbit(alpha.get(), 4 * i) |
+                                            (mpz_tstbit(alpha.get(), 4 * i + 1) << 1) |
+                                            (mpz_tstbit(alpha.get(), 4 * i + 2) << 2) |
+                                            (mpz_tstbit(alpha.get(), 4 * i + 3) << 3));
+    if (d == 0) continue;
+    mpz_mul(acc.get(), acc.get(), table_[i][d].get());
+    mpz_mod(acc.get(), acc.get(), n2_.get());
+  }
+  return acc;
+}
+
+BigInt PaillierPublic::encrypt(const BigInt& m, const BigInt& alpha) const {
+  BigInt c, t;
+  mpz_mul(c.get(), m.get(), n_.get());
+  mpz_add_ui(c.get(), c.get(), 1);
+  mpz_mod(c.get(), c.get(), n2_.get());
+  t = hn_pow(alpha);
+  mpz_mul(c.get(), c.get(), t.get());
+  mpz_mod(c.get(), c.get(), n2_.get());
+  return c;
+}
+
+BigInt PaillierPublic::add(const BigInt& c1, const BigInt& c2) const {
+  BigInt c;
+  mpz_mul(c.get(), c1.get(), c2.get());
+  mpz_mod(c.get(), c.get(), n2_.get());
+  return c;
+}
+
+BigInt PaillierPublic::mul_plain(const BigInt& c, const BigInt& k) const {
+  BigInt r;
+  mpz_powm(r.get(), c.get(), k.get(), n2_.get());
+  return r;
+}
+
+bool PaillierPublic::valid(const BigInt& c) const {
+  return mpz_sgn(c.get()) > 0 && mpz_cmp(c.get(), n2_.get()) < 0;
+}
+
+PaillierKey PaillierKey::generate(unsigned bits, Rng& rng) {
+  GOPA_CHECK(bits >= 512 && bits % 2 == 0, "Paillier modulus of at least 512 bits");
+  const unsigned half = bits / 2;
+  PaillierKey k;
+  BigInt n;
+  for (;;) {
+    for (BigInt* pr : {&k.p_, &k.q_}) {
+      BigInt r = BigInt::random_bits(half, rng);
+      mpz_setbit(r.get(), half - 1);
+      mpz_setbit(r.get(), half - 2);  // N has exactly `bits` bits
+      mpz_nextprime(pr->get(), r.get());
+    }
+    if (mpz_cmp(k.p_.get(), k.q_.get()) == 0) continue;
+    mpz_mul(n.get(), k.p_.get(), k.q_.get());
+    if (n.bits() == bits) break;
+  }
+  BigInt h = BigInt::random_bits(bits - 1, rng);
+  mpz_add_ui(h.get(), h.get(), 2);
+  k.pub_ = PaillierPublic(n, h);
+  // CRT decryption data: hp = L_p(g^(p−1) mod p²)^(−1) mod p with g = N + 1.
+  mpz_mul(k.p2_.get(), k.p_.get(), k.p_.get());
+  mpz_mul(k.q2_.get(), k.q_.get(), k.q_.get());
+  BigInt g(0);
+  mpz_add_ui(g.get(), n.get(), 1);
+  for (int side = 0; side < 2; ++side) {
+    const BigInt& pr = side == 0 ? k.p_ : k.q_;
+    const BigInt& pr2 = side == 0 ? k.p2_ : k.q2_;
+    BigInt& hv = side == 0 ? k.hp_ : k.hq_;
+    BigInt e, t;
+    mpz_sub_ui(e.get(), pr.get(), 1);
+    mpz_powm(t.get(), g.get(), e.get(), pr2.get());
+    mpz_sub_ui(t.get(), t.get(), 1);
+    mpz_divexact(t.get(), t.get(), pr.get());
+    GOPA_CHECK(mpz_invert(hv.get(), t.get(), pr.get()) != 0, "Paillier CRT constant invertible");
+  }
+  GOPA_CHECK(mpz_invert(k.qinv_p_.get(), k.q_.get(), k.p_.get()) != 0, "q invertible mod p");
+  return k;
+}
+
+BigInt PaillierKey::decrypt(const BigInt& c) const {
+  BigInt mp, mq, e, t;
+  for (int side = 0; side < 2; ++side) {
+    const BigInt& pr = side == 0 ? p_ : q_;
+    const BigInt& pr2 = side == 0 ? p2_ : q2_;
+    const BigInt& hv = side == 0 ? hp_ : hq_;
+    BigInt& out = side == 0 ? mp : mq;
+    mpz_sub_ui(e.get(), pr.get(), 1);
+    mpz_mod(t.get(), c.get(), pr2.get());
+    mpz_powm(t.get(), t.get(), e.get(), pr2.get());
+    mpz_sub_ui(t.get(), t.get(), 1);
+    mpz_divexact(t.get(), t.get(), pr.get());
+    mpz_mul(t.get(), t.get(), hv.get());
+    mpz_mod(out.get(), t.get(), pr.get());
+  }
+  // m = mq + q·((mp − mq)·q^(−1) mod p)
+  BigInt m;
+  mpz_sub(t.get(), mp.get(), mq.get());
+  mpz_mul(t.get(), t.get(), qinv_p_.get());
+  mpz_mod(t.get(), t.get(), p_.get());
+  mpz_mul(m.get(), t.get(), q_.get());
+  mpz_add(m.get(), m.get(), mq.get());
+  return m;
+}
+
+}  // namespace gopa::sampling
