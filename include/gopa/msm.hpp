@@ -42,10 +42,14 @@ struct MsmOptions {
 
 // A generator set normalised once (affine form, one batch inversion) for repeated MSMs over it,
 // e.g. the vector-commitment generators G_1..G_n. Holds 120 bytes per point plus a copy of the
-// points. VARIABLE TIME in msm(): public data only.
+// points, and for bases of up to 4096 points Straus tables (2^(w−2)·120 bytes per point, built
+// the first time an MSM has at most 256 non-zero terms). VARIABLE TIME in msm(): public data only.
 class MsmBasis {
  public:
   explicit MsmBasis(std::span<const Point> points);
+  // straus_width (4..8): wNAF width of the Straus tables (2^(w−2) affine points per point, built
+  // on first use): wider saves additions when the basis is reused many times.
+  MsmBasis(std::span<const Point> points, int straus_width);
   ~MsmBasis();
   MsmBasis(MsmBasis&&) noexcept;
   MsmBasis& operator=(MsmBasis&&) noexcept;
@@ -54,13 +58,24 @@ class MsmBasis {
 
   [[nodiscard]] std::size_t size() const noexcept;
   // Σ scalars[i]·points[i] over the first scalars.size() points (aborts if more scalars than
-  // points).
+  // points). Zero scalars cost nothing when few are non-zero (bases of up to 4096 points keep
+  // Straus tables for that case), so a sparse vector over the whole basis is fine.
   [[nodiscard]] Point msm(std::span<const Scalar> scalars, MsmOptions options = {}) const;
+  // The same plus Σ extra_scalars[k]·extra_points[k], in one MSM (shared doublings / buckets).
+  [[nodiscard]] Point msm(std::span<const Scalar> scalars, std::span<const Scalar> extra_scalars,
+                          std::span<const Point> extra_points, MsmOptions options = {}) const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// out[p] = Σ_b scalars[b]·points[p + b·stride] for p < min(stride, points.size()) (terms past the
+// end of points are left out): many small MSMs sharing one scalar vector, e.g. folding a
+// generator vector by the same challenges (docs/proofs.md §2.2). The scalars are recoded once.
+// Aborts if points.size() > scalars.size()·stride. VARIABLE TIME: public data only.
+[[nodiscard]] std::vector<Point> msm_strided(std::span<const Scalar> scalars,
+                                             std::span<const Point> points, std::size_t stride);
 
 // Constant-time fixed-base scalar multiplication for a generator used many times (H, G_i):
 // 64 signed radix-16 digits, a table of d·16^i·base (d = 1..8) in affine form (60 KiB), one

@@ -71,7 +71,7 @@ inline PNiels ext_to_pniels(const Ext& p) noexcept {
 }
 
 // Shared tail of every addition: (E, F, G, H) ↦ (E·F, G·H, F·G, E·H).
-inline Ext ext_finish(const Fe& e, const Fe& f, const Fe& g, const Fe& h) noexcept {
+[[gnu::always_inline]] inline Ext ext_finish(const Fe& e, const Fe& f, const Fe& g, const Fe& h) noexcept {
   return Ext{fe_mul(e, f), fe_mul(g, h), fe_mul(f, g), fe_mul(e, h)};
 }
 

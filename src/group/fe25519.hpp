@@ -26,22 +26,22 @@ inline constexpr std::uint64_t kMask51 = (std::uint64_t{1} << 51) - 1;
 inline Fe fe_zero() noexcept { return Fe{{0, 0, 0, 0, 0}}; }
 inline Fe fe_one() noexcept { return Fe{{1, 0, 0, 0, 0}}; }
 
-inline Fe fe_add(const Fe& a, const Fe& b) noexcept {
+[[gnu::always_inline]] inline Fe fe_add(const Fe& a, const Fe& b) noexcept {
   return Fe{{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3], a.v[4] + b.v[4]}};
 }
 
 // a − b + 4p (4p in limbs: 2^53 − 76, 2^53 − 4, ...), so no limb goes negative.
-inline Fe fe_sub(const Fe& a, const Fe& b) noexcept {
+[[gnu::always_inline]] inline Fe fe_sub(const Fe& a, const Fe& b) noexcept {
   constexpr std::uint64_t k0 = (std::uint64_t{1} << 53) - 76;
   constexpr std::uint64_t k1 = (std::uint64_t{1} << 53) - 4;
   return Fe{{a.v[0] + k0 - b.v[0], a.v[1] + k1 - b.v[1], a.v[2] + k1 - b.v[2],
              a.v[3] + k1 - b.v[3], a.v[4] + k1 - b.v[4]}};
 }
 
-inline Fe fe_neg(const Fe& a) noexcept { return fe_sub(fe_zero(), a); }
+[[gnu::always_inline]] inline Fe fe_neg(const Fe& a) noexcept { return fe_sub(fe_zero(), a); }
 
 // One carry pass: every limb < 2^51 + 2^13·19 afterwards.
-inline Fe fe_carry(const Fe& a) noexcept {
+[[gnu::always_inline]] inline Fe fe_carry(const Fe& a) noexcept {
   Fe r = a;
   std::uint64_t c = r.v[0] >> 51;
   r.v[0] &= kMask51;
@@ -65,7 +65,7 @@ inline Fe fe_carry(const Fe& a) noexcept {
 }
 
 // Reduces the five 128-bit column sums (each < 2^119) to tight limbs.
-inline Fe fe_reduce_wide(u128 t0, u128 t1, u128 t2, u128 t3, u128 t4) noexcept {
+[[gnu::always_inline]] inline Fe fe_reduce_wide(u128 t0, u128 t1, u128 t2, u128 t3, u128 t4) noexcept {
   Fe r;
   t1 += t0 >> 51;
   r.v[0] = static_cast<std::uint64_t>(t0) & kMask51;
@@ -82,7 +82,7 @@ inline Fe fe_reduce_wide(u128 t0, u128 t1, u128 t2, u128 t3, u128 t4) noexcept {
   return r;
 }
 
-inline Fe fe_mul(const Fe& a, const Fe& b) noexcept {
+[[gnu::always_inline]] inline Fe fe_mul(const Fe& a, const Fe& b) noexcept {
   const std::uint64_t a0 = a.v[0], a1 = a.v[1], a2 = a.v[2], a3 = a.v[3], a4 = a.v[4];
   const std::uint64_t b0 = b.v[0], b1 = b.v[1], b2 = b.v[2], b3 = b.v[3], b4 = b.v[4];
   const std::uint64_t b1_19 = b1 * 19, b2_19 = b2 * 19, b3_19 = b3 * 19, b4_19 = b4 * 19;
@@ -99,7 +99,7 @@ inline Fe fe_mul(const Fe& a, const Fe& b) noexcept {
   return fe_reduce_wide(t0, t1, t2, t3, t4);
 }
 
-inline Fe fe_sq(const Fe& a) noexcept {
+[[gnu::always_inline]] inline Fe fe_sq(const Fe& a) noexcept {
   const std::uint64_t a0 = a.v[0], a1 = a.v[1], a2 = a.v[2], a3 = a.v[3], a4 = a.v[4];
   const std::uint64_t d0 = a0 * 2, d1 = a1 * 2, d2 = a2 * 2, d3 = a3 * 2;
   const std::uint64_t a3_19 = a3 * 19, a4_19 = a4 * 19;
@@ -112,7 +112,7 @@ inline Fe fe_sq(const Fe& a) noexcept {
 }
 
 // a · k for a small constant k < 2^20.
-inline Fe fe_mul_small(const Fe& a, std::uint32_t k) noexcept {
+[[gnu::always_inline]] inline Fe fe_mul_small(const Fe& a, std::uint32_t k) noexcept {
   return fe_reduce_wide(u128{a.v[0]} * k, u128{a.v[1]} * k, u128{a.v[2]} * k, u128{a.v[3]} * k,
                         u128{a.v[4]} * k);
 }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -60,11 +61,11 @@ std::uint32_t bits_at(const ScalarWords& k, int pos, int c) {
 
 constexpr int kWnafWidth = 5;
 constexpr int kWnafTable = 1 << (kWnafWidth - 2);  // odd multiples 1, 3, …, 15
-constexpr int kWnafLen = 256 + kWnafWidth;
+constexpr int kWnafLen = 256 + 8;  // room for the widest window (8)
 
-// Width-5 NAF digits: every non-zero digit is odd, |d| ≤ 15, and is followed by ≥ 4 zeros.
-// Returns one past the highest non-zero position (0 for k = 0).
-int wnaf(const Scalar& s, std::int8_t* naf) {
+// Width-w NAF digits (w = 5 unless given): every non-zero digit is odd, |d| < 2^(w−1), and is
+// followed by ≥ w − 1 zeros. Returns one past the highest non-zero position (0 for k = 0).
+int wnaf(const Scalar& s, std::int8_t* naf, int width = kWnafWidth) {
   ScalarWords k = scalar_words(s);
   std::memset(naf, 0, kWnafLen);
   int top = 0;
@@ -74,11 +75,11 @@ int wnaf(const Scalar& s, std::int8_t* naf) {
       ++pos;
       continue;
     }
-    int d = static_cast<int>(bits_at(k, pos, kWnafWidth));
-    if (d >= (1 << (kWnafWidth - 1))) {
-      d -= 1 << kWnafWidth;
+    int d = static_cast<int>(bits_at(k, pos, width));
+    if (d >= (1 << (width - 1))) {
+      d -= 1 << width;
       // Add 2^(pos + w): carry into the bits not yet consumed.
-      for (int b = pos + kWnafWidth; b < 320; b += 64 - (b % 64)) {
+      for (int b = pos + width; b < 320; b += 64 - (b % 64)) {
         const int limb = b / 64;
         const std::uint64_t before = k.w[limb];
         k.w[limb] += std::uint64_t{1} << (b % 64);
@@ -87,7 +88,7 @@ int wnaf(const Scalar& s, std::int8_t* naf) {
     }
     naf[pos] = static_cast<std::int8_t>(d);
     top = pos + 1;
-    pos += kWnafWidth;
+    pos += width;
   }
   return top;
 }
@@ -118,6 +119,71 @@ Ext straus(std::span<const Scalar> scalars, std::span<const Point> points) {
       } else if (d < 0) {
         acc = detail::ext_sub_pniels(acc, tables[i * kWnafTable + static_cast<std::size_t>(-d / 2)]);
       }
+    }
+  }
+  return acc;
+}
+
+// Affine Niels odd multiples P, 3P, …, (2^(w−1) − 1)P of every point (2^(w−2) per point),
+// kChunk points per batch inversion.
+void odd_multiples(std::span<const Point> points, int width, std::vector<Niels>& out) {
+  const std::size_t per = std::size_t{1} << (width - 2);
+  out.resize(points.size() * per);
+  std::vector<Ext> ext;
+  std::vector<Fe> scratch;
+  for (std::size_t lo = 0; lo < points.size(); lo += kChunk) {
+    const std::size_t m = std::min(kChunk, points.size() - lo);
+    ext.resize(m * per);
+    scratch.resize(ext.size());
+    for (std::size_t i = 0; i < m; ++i) {
+      const Ext p = detail::ext_from_decaf(*points[lo + i].raw());
+      const PNiels p2 = detail::ext_to_pniels(detail::ext_dbl(p));
+      ext[i * per] = p;
+      for (std::size_t j = 1; j < per; ++j)
+        ext[i * per + j] = detail::ext_add_pniels(ext[i * per + j - 1], p2);
+    }
+    detail::ext_batch_to_niels(ext, std::span<Niels>(out).subspan(lo * per, ext.size()), scratch);
+  }
+}
+
+// Straus over two groups of terms in one pass (shared doublings): scalars[idx[t]] with the
+// precomputed affine odd multiples `tables` (width `width`), and extra terms with projective
+// tables built here (width 5).
+Ext straus_mixed(std::span<const Scalar> scalars, std::span<const std::size_t> idx,
+                 std::span<const Niels> tables, int width, std::span<const Scalar> extra_s,
+                 std::span<const Point> extra_p) {
+  const std::size_t n = idx.size(), ne = extra_s.size();
+  const std::size_t per = std::size_t{1} << (width - 2);
+  std::vector<std::int8_t> nafs((n + ne) * kWnafLen);
+  int top = 0;
+  for (std::size_t t = 0; t < n; ++t)
+    top = std::max(top, wnaf(scalars[idx[t]], &nafs[t * kWnafLen], width));
+  std::vector<PNiels> et(ne * kWnafTable);
+  for (std::size_t e = 0; e < ne; ++e) {
+    top = std::max(top, wnaf(extra_s[e], &nafs[(n + e) * kWnafLen]));
+    const Ext p = detail::ext_from_decaf(*extra_p[e].raw());
+    const PNiels p2 = detail::ext_to_pniels(detail::ext_dbl(p));
+    Ext m = p;
+    et[e * kWnafTable] = detail::ext_to_pniels(m);
+    for (std::size_t j = 1; j < static_cast<std::size_t>(kWnafTable); ++j) {
+      m = detail::ext_add_pniels(m, p2);
+      et[e * kWnafTable + j] = detail::ext_to_pniels(m);
+    }
+  }
+  Ext acc = detail::ext_identity();
+  for (int pos = top - 1; pos >= 0; --pos) {
+    acc = detail::ext_dbl(acc);
+    for (std::size_t t = 0; t < n; ++t) {
+      const int d = nafs[t * kWnafLen + static_cast<std::size_t>(pos)];
+      if (d == 0) continue;
+      const Niels& q = tables[idx[t] * per + static_cast<std::size_t>((d > 0 ? d : -d) / 2)];
+      acc = d > 0 ? detail::ext_add_niels(acc, q) : detail::ext_sub_niels(acc, q);
+    }
+    for (std::size_t e = 0; e < ne; ++e) {
+      const int d = nafs[(n + e) * kWnafLen + static_cast<std::size_t>(pos)];
+      if (d == 0) continue;
+      const PNiels& q = et[e * kWnafTable + static_cast<std::size_t>((d > 0 ? d : -d) / 2)];
+      acc = d > 0 ? detail::ext_add_pniels(acc, q) : detail::ext_sub_pniels(acc, q);
     }
   }
   return acc;
@@ -337,14 +403,28 @@ std::size_t msm_scratch_bytes(std::size_t n, MsmOptions options) {
 
 // ---------------------------------------------------------------- MsmBasis
 
+// Bases up to this size build Straus tables (2^(w−2) affine points per point) the first time
+// few scalars are non-zero.
+constexpr std::size_t kBasisStrausTables = 4096;
+// With tables, Straus beats Pippenger up to about this many non-zero terms.
+constexpr std::size_t kBasisStrausMax = 256;
+
 struct MsmBasis::Impl {
   std::vector<Point> points;
   std::vector<Niels> niels;
+  int width = kWnafWidth;
+  std::once_flag odd_once;
+  std::vector<Niels> odd;  // Straus tables, built on first use
 };
 
-MsmBasis::MsmBasis(std::span<const Point> points) : impl_(std::make_unique<Impl>()) {
+MsmBasis::MsmBasis(std::span<const Point> points) : MsmBasis(points, kWnafWidth) {}
+
+MsmBasis::MsmBasis(std::span<const Point> points, int straus_width)
+    : impl_(std::make_unique<Impl>()) {
+  GOPA_CHECK(straus_width >= 4 && straus_width <= 8, "MsmBasis: Straus width must be 4..8");
   impl_->points.assign(points.begin(), points.end());
   impl_->niels.resize(points.size());
+  impl_->width = straus_width;
   normalise(points, impl_->niels);
 }
 MsmBasis::~MsmBasis() = default;
@@ -354,14 +434,83 @@ MsmBasis& MsmBasis::operator=(MsmBasis&&) noexcept = default;
 std::size_t MsmBasis::size() const noexcept { return impl_->points.size(); }
 
 Point MsmBasis::msm(std::span<const Scalar> scalars, MsmOptions options) const {
+  return msm(scalars, {}, {}, options);
+}
+
+Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> extra_scalars,
+                    std::span<const Point> extra_points, MsmOptions options) const {
   GOPA_CHECK(scalars.size() <= impl_->points.size(), "MsmBasis::msm: more scalars than points");
+  GOPA_CHECK(extra_scalars.size() == extra_points.size(), "msm: as many scalars as points");
   const std::size_t n = scalars.size();
-  if (n == 0) return Point();
-  if (n <= kStrausMax) {
-    return to_point(straus(scalars, std::span<const Point>(impl_->points.data(), n)));
+  if (n + extra_scalars.size() == 0) return Point();
+  if (impl_->points.size() <= kBasisStrausTables) {
+    // Zero scalars are skipped: callers may pass a sparse vector over the whole basis.
+    std::vector<std::size_t> idx;
+    for (std::size_t i = 0; i < n && idx.size() <= kBasisStrausMax; ++i)
+      if (!scalars[i].is_zero()) idx.push_back(i);
+    if (idx.size() + extra_scalars.size() <= kBasisStrausMax) {
+      std::call_once(impl_->odd_once,
+                     [this] { odd_multiples(impl_->points, impl_->width, impl_->odd); });
+      return to_point(
+          straus_mixed(scalars, idx, impl_->odd, impl_->width, extra_scalars, extra_points));
+    }
   }
-  return to_point(pippenger_niels(std::span<const Niels>(impl_->niels.data(), n), scalars,
-                                  pippenger_window(n), thread_count(n, options)));
+  if (extra_scalars.empty()) {
+    if (n <= kStrausMax) {
+      return to_point(straus(scalars, std::span<const Point>(impl_->points.data(), n)));
+    }
+    return to_point(pippenger_niels(std::span<const Niels>(impl_->niels.data(), n), scalars,
+                                    pippenger_window(n), thread_count(n, options)));
+  }
+  // Pippenger over the basis terms followed by the normalised extra terms.
+  const std::size_t total = n + extra_scalars.size();
+  std::vector<Niels> all(total);
+  std::copy(impl_->niels.begin(), impl_->niels.begin() + static_cast<std::ptrdiff_t>(n), all.begin());
+  normalise(extra_points, std::span<Niels>(all).subspan(n));
+  std::vector<Scalar> s(total);
+  std::copy(scalars.begin(), scalars.end(), s.begin());
+  std::copy(extra_scalars.begin(), extra_scalars.end(), s.begin() + static_cast<std::ptrdiff_t>(n));
+  return to_point(pippenger_niels(all, s, pippenger_window(total), thread_count(total, options)));
+}
+
+// ---------------------------------------------------------------- strided (shared scalars)
+
+std::vector<Point> msm_strided(std::span<const Scalar> scalars, std::span<const Point> points,
+                               std::size_t stride) {
+  GOPA_CHECK(stride > 0, "msm_strided: zero stride");
+  GOPA_CHECK(points.size() <= scalars.size() * stride, "msm_strided: too few scalars");
+  const std::size_t blocks = scalars.size();
+  // One recoding of the shared scalars for every output.
+  std::vector<std::int8_t> nafs(blocks * kWnafLen);
+  int top = 0;
+  for (std::size_t b = 0; b < blocks; ++b) top = std::max(top, wnaf(scalars[b], &nafs[b * kWnafLen]));
+  std::vector<Point> out(std::min(stride, points.size()));
+  std::vector<PNiels> tables(blocks * kWnafTable);
+  for (std::size_t p = 0; p < out.size(); ++p) {
+    std::size_t terms = 0;
+    for (std::size_t b = 0; b < blocks && p + b * stride < points.size(); ++b, ++terms) {
+      const Ext q = detail::ext_from_decaf(*points[p + b * stride].raw());
+      const PNiels q2 = detail::ext_to_pniels(detail::ext_dbl(q));
+      Ext m = q;
+      tables[b * kWnafTable] = detail::ext_to_pniels(m);
+      for (std::size_t j = 1; j < static_cast<std::size_t>(kWnafTable); ++j) {
+        m = detail::ext_add_pniels(m, q2);
+        tables[b * kWnafTable + j] = detail::ext_to_pniels(m);
+      }
+    }
+    Ext acc = detail::ext_identity();
+    for (int pos = top - 1; pos >= 0; --pos) {
+      acc = detail::ext_dbl(acc);
+      for (std::size_t b = 0; b < terms; ++b) {
+        const int d = nafs[b * kWnafLen + static_cast<std::size_t>(pos)];
+        if (d == 0) continue;
+        const PNiels& q = tables[b * kWnafTable + static_cast<std::size_t>((d > 0 ? d : -d) / 2)];
+        acc = d > 0 ? detail::ext_add_pniels(acc, q) : detail::ext_sub_pniels(acc, q);
+      }
+    }
+    out[p] = to_point(acc);
+  }
+  return out;
 }
 
 }  // namespace gopa

@@ -8,8 +8,14 @@
 #include "gopa/msm_ct.hpp"
 
 #include <sodium.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
+#include <algorithm>
 #include <array>
+#include <cstring>
+#include <memory>
 #include <vector>
 
 #include "edwards.hpp"
@@ -46,25 +52,77 @@ std::uint64_t ct_eq(std::uint64_t a, std::uint64_t b) noexcept { return ((a ^ b)
 
 }  // namespace
 
-Point msm_secret(std::span<const SecretScalar> scalars, std::span<const Point> points) {
-  GOPA_CHECK(scalars.size() == points.size(), "msm_secret: as many scalars as points");
-  const std::size_t n = points.size();
-  if (n == 0) return Point::identity();
+namespace {
 
-  // Tables (public data: the points are public).
-  std::vector<Ext> multiples(n * kPerPoint);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Ext p = detail::ext_from_decaf(*points[i].raw());
-    multiples[i * kPerPoint] = p;
-    for (std::size_t j = 1; j < kPerPoint; ++j) {
-      multiples[i * kPerPoint + j] = detail::ext_add(multiples[i * kPerPoint + j - 1], p);
+// Tables (public data: the points are public): multiples 1..8 of every point in affine Niels
+// form, kChunk points per batch inversion.
+constexpr std::size_t kChunk = 1024;
+
+void build_tables(std::span<const Point> points, std::vector<Niels>& table) {
+  table.resize(points.size() * kPerPoint);
+  std::vector<Ext> multiples;
+  std::vector<Fe> scratch;
+  for (std::size_t lo = 0; lo < points.size(); lo += kChunk) {
+    const std::size_t m = std::min(kChunk, points.size() - lo);
+    multiples.resize(m * kPerPoint);
+    scratch.resize(multiples.size());
+    for (std::size_t i = 0; i < m; ++i) {
+      const Ext p = detail::ext_from_decaf(*points[lo + i].raw());
+      multiples[i * kPerPoint] = p;
+      for (std::size_t j = 1; j < kPerPoint; ++j)
+        multiples[i * kPerPoint + j] = detail::ext_add(multiples[i * kPerPoint + j - 1], p);
+    }
+    detail::ext_batch_to_niels(multiples,
+                               std::span<Niels>(table).subspan(lo * kPerPoint, multiples.size()),
+                               scratch);
+  }
+}
+
+// t = row[mag − 1] for mag = 1..8, the identity (1, 1, 0) for mag = 0: a masked OR over all
+// 8 entries, 16 bytes at a time (SSE2, part of x86-64), so every entry is read in full.
+static_assert(sizeof(Niels) == 15 * sizeof(std::uint64_t), "Niels is 15 packed limbs");
+void ct_select(Niels& t, const Niels* row, std::uint64_t mag) noexcept {
+#if defined(__SSE2__)
+  __m128i acc[7];
+  for (auto& a : acc) a = _mm_setzero_si128();
+  std::uint64_t last = 0;
+  for (std::size_t j = 0; j < kPerPoint; ++j) {
+    const std::uint64_t m = 0 - ct_eq(mag, j + 1);
+    const __m128i mm = _mm_set1_epi64x(static_cast<long long>(m));
+    const auto* bytes = reinterpret_cast<const unsigned char*>(&row[j]);
+    for (std::size_t k = 0; k < 7; ++k) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * k));
+      acc[k] = _mm_or_si128(acc[k], _mm_and_si128(v, mm));
+    }
+    last |= row[j].t2d.v[4] & m;
+  }
+  std::uint64_t words[15];
+  for (std::size_t k = 0; k < 7; ++k)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(&words[2 * k]), acc[k]);
+  words[14] = last;
+  std::memcpy(&t, words, sizeof t);
+  sodium_memzero(words, sizeof words);
+  for (auto& a : acc) a = _mm_setzero_si128();
+#else
+  t = Niels{detail::fe_zero(), detail::fe_zero(), detail::fe_zero()};
+  for (std::size_t j = 0; j < kPerPoint; ++j) {
+    const std::uint64_t m = 0 - ct_eq(mag, j + 1);
+    for (std::size_t k = 0; k < 5; ++k) {
+      t.ypx.v[k] |= row[j].ypx.v[k] & m;
+      t.ymx.v[k] |= row[j].ymx.v[k] & m;
+      t.t2d.v[k] |= row[j].t2d.v[k] & m;
     }
   }
-  std::vector<Niels> table(multiples.size());
-  {
-    std::vector<Fe> scratch(multiples.size());
-    detail::ext_batch_to_niels(multiples, table, scratch);
-  }
+#endif
+  const std::uint64_t zero = ct_eq(mag, 0);
+  t.ypx.v[0] |= zero;
+  t.ymx.v[0] |= zero;
+}
+
+// Σ scalars[i]·(point of table row rows[i]) — the constant-time Straus loop.
+Point ct_straus(std::span<const SecretScalar> scalars, std::span<const Niels> table,
+                std::span<const std::size_t> rows) {
+  const std::size_t n = scalars.size();
   std::vector<std::array<std::int8_t, kWindows>> digits(n);
   for (std::size_t i = 0; i < n; ++i) recode(scalars[i], digits[i]);
 
@@ -78,14 +136,7 @@ Point msm_secret(std::span<const SecretScalar> scalars, std::span<const Point> p
       const auto d = static_cast<std::uint64_t>(static_cast<std::int64_t>(digits[i][w]));
       const std::uint64_t neg = d >> 63;
       const std::uint64_t mag = (d ^ (0 - neg)) + neg;
-      t = detail::niels_identity();
-      const Niels* row = &table[i * kPerPoint];
-      for (std::size_t j = 0; j < kPerPoint; ++j) {
-        const std::uint64_t hit = ct_eq(mag, j + 1);
-        detail::fe_cmov(t.ypx, row[j].ypx, hit);
-        detail::fe_cmov(t.ymx, row[j].ymx, hit);
-        detail::fe_cmov(t.t2d, row[j].t2d, hit);
-      }
+      ct_select(t, &table[rows[i] * kPerPoint], mag);
       detail::fe_cswap(t.ypx, t.ymx, neg);
       detail::fe_cmov(t.t2d, detail::fe_carry(detail::fe_neg(t.t2d)), neg);
       acc = detail::ext_add_niels(acc, t);
@@ -99,6 +150,42 @@ Point msm_secret(std::span<const SecretScalar> scalars, std::span<const Point> p
   // The sum is a commitment-like public value (see Point::operator*(SecretScalar)).
   gopa_declassify(r.raw(), sizeof(decaf_255_point_t));
   return r;
+}
+
+}  // namespace
+
+Point msm_secret(std::span<const SecretScalar> scalars, std::span<const Point> points) {
+  GOPA_CHECK(scalars.size() == points.size(), "msm_secret: as many scalars as points");
+  const std::size_t n = points.size();
+  if (n == 0) return Point::identity();
+  std::vector<Niels> table;
+  build_tables(points, table);
+  std::vector<std::size_t> rows(n);
+  for (std::size_t i = 0; i < n; ++i) rows[i] = i;
+  return ct_straus(scalars, table, rows);
+}
+
+struct MsmSecretBasis::Impl {
+  std::vector<Niels> table;
+  std::size_t size = 0;
+};
+
+MsmSecretBasis::MsmSecretBasis(std::span<const Point> points) : impl_(std::make_unique<Impl>()) {
+  build_tables(points, impl_->table);
+  impl_->size = points.size();
+}
+MsmSecretBasis::~MsmSecretBasis() = default;
+MsmSecretBasis::MsmSecretBasis(MsmSecretBasis&&) noexcept = default;
+MsmSecretBasis& MsmSecretBasis::operator=(MsmSecretBasis&&) noexcept = default;
+
+std::size_t MsmSecretBasis::size() const noexcept { return impl_->size; }
+
+Point MsmSecretBasis::msm(std::span<const SecretScalar> scalars,
+                          std::span<const std::size_t> index) const {
+  GOPA_CHECK(scalars.size() == index.size(), "MsmSecretBasis::msm: one index per scalar");
+  for (const std::size_t i : index) GOPA_CHECK(i < impl_->size, "MsmSecretBasis::msm: index");
+  if (scalars.empty()) return Point::identity();
+  return ct_straus(scalars, impl_->table, index);
 }
 
 }  // namespace gopa

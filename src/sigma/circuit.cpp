@@ -341,8 +341,8 @@ void circuit_form(const Circuit& c, std::span<const Scalar> publics, const Chall
   const Layout lay{c.num_witness, m};
   const Basis basis{c.generators_needed(), !c.bindings.empty()};
   form.assign(basis.size(), Fe{});
-  const std::vector<Fe> lam = poly::lagrange_at(ch.c, m);
-  const std::vector<Fe> mu = poly::lagrange_at(ch.c, 2 * m);
+  std::vector<Fe> lam, mu;
+  poly::lagrange_pair(ch.c, m, 2 * m, lam, mu);
   const Fe fa = field::of(fa_s), gb = field::of(gb_s);
   const Fe rho = field::of(ch.rho), rho2 = field::mul(rho, rho);
   // F1: f(c) = λ_0·f(0) + Σ λ_i·a_i.
@@ -400,14 +400,17 @@ std::vector<bool> boolean_variables(const Circuit& c) {
 
 // P = Σ y_i·G_i + γ·H, constant time in y and γ. Boolean variables are added as
 // select(bit, identity, G_i) (their low bit; a non-boolean value there only makes the proof
-// invalid), the rest goes through msm_secret.
+// invalid), the rest and γ·H go through one constant-time MSM over the cached tables.
 Point commit_wires(const GeneratorSet& gens, const Circuit& c, std::span<const SecretScalar> y,
                    const SecretScalar& gamma) {
   const std::vector<bool> boolean = boolean_variables(c);
   const auto gi = gens.Gi(y.size());
-  Point acc = gens.H_table().mul(gamma);
+  const detail::SecretTables tab = detail::secret_tables(gens, y.size());
+  Point acc;
   std::vector<SecretScalar> rest;
-  std::vector<Point> rest_p;
+  std::vector<std::size_t> rows;
+  rest.reserve(y.size() + 1);
+  rows.reserve(y.size() + 1);
   const Point identity;
   for (std::size_t i = 0; i < y.size(); ++i) {
     if (i < boolean.size() && boolean[i]) {
@@ -420,10 +423,12 @@ Point commit_wires(const GeneratorSet& gens, const Circuit& c, std::span<const S
       acc += sel;
     } else {
       rest.push_back(y[i].clone());
-      rest_p.push_back(gi[i]);
+      rows.push_back(i);
     }
   }
-  return acc + msm_secret(rest, rest_p);
+  rest.push_back(gamma.clone());
+  rows.push_back(tab.h());
+  return acc + tab.basis->msm(rest, rows);
 }
 
 bool statement_ok(const GeneratorSet& gens, const Circuit& c, std::span<const Scalar> publics,

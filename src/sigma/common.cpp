@@ -1,6 +1,7 @@
 #include "gopa/sigma/common.hpp"
 
 #include "gopa/msm.hpp"
+#include "compressed_impl.hpp"
 
 namespace gopa::sigma {
 
@@ -27,28 +28,20 @@ void MsmTerms::add(const Fe& s, const Point& p) {
   points_.push_back(p);
 }
 
-// VARIABLE TIME (public data): one multi-scalar multiplication over every term.
+// VARIABLE TIME (public data): one multi-scalar multiplication over every term; the shared
+// generators come from the cached basis of the generator set (normalised once, Straus tables).
 bool MsmTerms::is_identity(const GeneratorSet& gens) const {
-  std::vector<Scalar> s;
-  std::vector<Point> p;
-  const auto gi = gens.Gi(gi_.size());
-  s.reserve(size());
-  p.reserve(size());
-  for (std::size_t i = 0; i < gi_.size(); ++i) {
-    if (field::is_zero(gi_[i])) continue;
-    s.push_back(field::to_scalar(gi_[i]));
-    p.push_back(gi[i]);
-  }
-  const Fe* fixed_s[3] = {&g_, &h_, &q_};
-  const Point* fixed_p[3] = {&gens.G(), &gens.H(), &gens.Q()};
-  for (std::size_t i = 0; i < 3; ++i) {
-    if (field::is_zero(*fixed_s[i])) continue;
-    s.push_back(field::to_scalar(*fixed_s[i]));
-    p.push_back(*fixed_p[i]);
-  }
-  for (const Fe& x : scalars_) s.push_back(field::to_scalar(x));
-  p.insert(p.end(), points_.begin(), points_.end());
-  return msm(s, p).is_identity();
+  const std::size_t k = gi_.size();
+  const auto basis = detail::public_tables(gens, k);
+  std::vector<Scalar> s(k + 3);
+  for (std::size_t i = 0; i < k; ++i) s[i] = field::to_scalar(gi_[i]);
+  s[k] = field::to_scalar(g_);
+  s[k + 1] = field::to_scalar(h_);
+  s[k + 2] = field::to_scalar(q_);
+  std::vector<Scalar> es;
+  es.reserve(scalars_.size());
+  for (const Fe& x : scalars_) es.push_back(field::to_scalar(x));
+  return basis->msm(s, es, points_).is_identity();
 }
 
 }  // namespace gopa::sigma

@@ -3,6 +3,8 @@
 
 #include <sodium.h>
 
+#include <memory>
+
 #include "gopa/check.hpp"
 #include "gopa/msm.hpp"
 #include "gopa/msm_ct.hpp"
@@ -14,6 +16,11 @@ namespace gopa::sigma {
 namespace {
 
 constexpr std::string_view kDomain = "gopa/sigma/compressed v1";
+
+// Prover folding schedule: materialise the folded generators every kFoldBlock rounds while more
+// than kFoldMin points remain (below that, MSMs over the current level are cheaper than folding).
+constexpr std::size_t kFoldBlock = 3;
+constexpr std::size_t kFoldMin = 256;
 
 // The basis points in coordinate order: G_0..G_{n-1}, [G], H.
 std::vector<Point> basis_points(const GeneratorSet& gens, const Basis& basis) {
@@ -124,7 +131,18 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
   }
   lr = field::mul(lr, fcq);
   CompressedProof proof;
-  proof.a = msm_secret(r, pts) + gens.Q() * field::to_secret(lr);
+  {
+    // A = ⟨r, g⟩ + (cq·L(r))·Q in one constant-time MSM over the cached tables.
+    const SecretTables tab = secret_tables(gens, basis.n_gi);
+    std::vector<std::size_t> rows(n + 1);
+    for (std::size_t i = 0; i < basis.n_gi; ++i) rows[i] = i;
+    if (basis.with_g) rows[basis.n_gi] = tab.g();
+    rows[n - 1] = tab.h();
+    rows[n] = tab.q();
+    r.push_back(field::to_secret(lr));
+    proof.a = tab.basis->msm(r, rows);
+    r.pop_back();
+  }
   sodium_memzero(&lr, sizeof lr);
   t.append_point("A", proof.a);
   const Scalar e = t.challenge_scalar("e");
@@ -142,39 +160,47 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
   }
 
   // Compression (AC20 §4): fold z and the generators g'_j = g_j + cq·L_j·Q. The generators are
-  // never materialised: s[j] holds the folded coefficient of original coordinate j, and the
-  // cross terms are MSMs over the original basis. VARIABLE TIME: public data from here on.
-  std::vector<Fe> s(n, field::one());
+  // folded lazily: `base` is a materialised level (the basis at first), s[j] the folded
+  // coefficient of its point j since then, and the cross terms are MSMs over `base` (and Q).
+  // Every kFoldBlock rounds, while the base is large, the current level is materialised with
+  // one strided MSM (shared scalars s), so later rounds work on fewer points.
+  // VARIABLE TIME: public data from here on.
+  std::vector<Point> base = pts;
+  std::vector<Fe> lf(form.begin(), form.end());  // the linear form on the base
+  // The first level is the generator set itself: cached tables, where base point j sits at
+  // pos[j] and Q at qpos (layout of public_tables).
+  std::shared_ptr<const MsmBasis> msm_base = public_tables(gens, basis.n_gi);
+  std::vector<std::size_t> pos(n);
+  for (std::size_t j = 0; j < basis.n_gi; ++j) pos[j] = j;
+  if (basis.with_g) pos[basis.n_gi] = basis.n_gi;
+  pos[n - 1] = basis.n_gi + 1;
+  std::size_t qpos = basis.n_gi + 2;
+  std::size_t nb = n;  // points in the base (the rest of the level is padding)
+  std::vector<Fe> s(nb, field::one());
   std::size_t len = shape.padded();
-  std::vector<Scalar> sa, sb;
-  std::vector<Point> pa, pb;
+  std::vector<Scalar> sa(msm_base->size()), sb(msm_base->size());
+  std::size_t since = 0;  // rounds since the base was materialised
   for (std::size_t round = 0; round < shape.rounds; ++round) {
     const std::size_t h = len / 2;
-    sa.clear();
-    sb.clear();
-    pa.clear();
-    pb.clear();
     Fe qa, qb;
-    for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t j = 0; j < nb; ++j) {
       const std::size_t p = j % len;
       if (p >= h) {
         const Fe c = field::mul(z[p - h], s[j]);
-        sa.push_back(field::to_scalar(c));
-        pa.push_back(pts[j]);
-        qa = field::add(qa, field::mul(c, form[j]));
+        sa[pos[j]] = field::to_scalar(c);
+        sb[pos[j]] = Scalar::zero();
+        qa = field::add(qa, field::mul(c, lf[j]));
       } else {
         const Fe c = field::mul(z[p + h], s[j]);
-        sb.push_back(field::to_scalar(c));
-        pb.push_back(pts[j]);
-        qb = field::add(qb, field::mul(c, form[j]));
+        sb[pos[j]] = field::to_scalar(c);
+        sa[pos[j]] = Scalar::zero();
+        qb = field::add(qb, field::mul(c, lf[j]));
       }
     }
-    sa.push_back(field::to_scalar(field::mul(qa, fcq)));
-    pa.push_back(gens.Q());
-    sb.push_back(field::to_scalar(field::mul(qb, fcq)));
-    pb.push_back(gens.Q());
-    const Point ar = msm(sa, pa);
-    const Point br = msm(sb, pb);
+    sa[qpos] = field::to_scalar(field::mul(qa, fcq));
+    sb[qpos] = field::to_scalar(field::mul(qb, fcq));
+    const Point ar = msm_base->msm(sa);
+    const Point br = msm_base->msm(sb);
     proof.cross.push_back(ar);
     proof.cross.push_back(br);
     t.append_point("A_r", ar);
@@ -182,9 +208,29 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
     const Fe x = field::of(t.challenge_scalar("x"));
     for (std::size_t p = 0; p < h; ++p) z[p] = field::add(z[p], field::mul(x, z[p + h]));
     z.resize(h);
-    for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t j = 0; j < nb; ++j)
       if (j % len < h) s[j] = field::mul(s[j], x);
     len = h;
+    if (++since >= kFoldBlock && nb > kFoldMin && round + 1 < shape.rounds) {
+      // s[j] depends on j / len only: one scalar per block of the level.
+      std::vector<Scalar> sigma;
+      for (std::size_t j = 0; j < nb; j += len) sigma.push_back(field::to_scalar(s[j]));
+      base = msm_strided(sigma, base, len);
+      std::vector<Fe> nl(base.size());
+      for (std::size_t j = 0; j < nb; ++j)
+        nl[j % len] = field::add(nl[j % len], field::mul(s[j], lf[j]));
+      lf = std::move(nl);
+      nb = base.size();
+      s.assign(nb, field::one());
+      sa.assign(nb + 1, Scalar::zero());
+      sb.assign(nb + 1, Scalar::zero());
+      base.push_back(gens.Q());
+      msm_base = std::make_shared<const MsmBasis>(base);
+      base.pop_back();
+      for (std::size_t j = 0; j < nb; ++j) pos[j] = j;
+      qpos = nb;
+      since = 0;
+    }
   }
   for (const Fe& v : z) proof.final.push_back(field::to_scalar(v));
   return proof;

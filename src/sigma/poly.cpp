@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include <map>
@@ -47,32 +48,53 @@ std::shared_ptr<const std::vector<field::Fe>> inverse_denominators(std::size_t d
 }  // namespace
 
 std::vector<field::Fe> lagrange_at(const Scalar& c, std::size_t deg) {
-  // λ_j = L / ((c−j)·D_j), L = Π_i (c−i). VARIABLE TIME: public data.
-  const auto inv_d = inverse_denominators(deg);
+  std::vector<field::Fe> lo, hi;
+  lagrange_pair(c, 0, deg, lo, hi);
+  return hi;
+}
+
+void lagrange_pair(const Scalar& c, std::size_t lo_deg, std::size_t hi_deg,
+                   std::vector<field::Fe>& lo, std::vector<field::Fe>& hi) {
+  // λ_j = L / ((c−j)·D_j), L = Π_i (c−i), for both degrees from one batch inversion of the
+  // c − j, j ≤ hi_deg. VARIABLE TIME: public data.
+  GOPA_CHECK(lo_deg <= hi_deg, "lagrange_pair: degrees out of order");
+  const auto inv_lo = inverse_denominators(lo_deg);
+  const auto inv_hi = inverse_denominators(hi_deg);
   const field::Fe fc = field::of(c);
-  std::vector<field::Fe> cj(deg + 1);
-  field::Fe big_l = field::one();
-  for (std::size_t j = 0; j <= deg; ++j) {
+  std::vector<field::Fe> cj(hi_deg + 1);
+  field::Fe big_lo = field::one(), big_hi = field::one();
+  for (std::size_t j = 0; j <= hi_deg; ++j) {
     cj[j] = field::sub(fc, field::from_u64(j));
-    big_l = field::mul(big_l, cj[j]);
+    big_hi = field::mul(big_hi, cj[j]);
+    if (j == lo_deg) big_lo = big_hi;
   }
   field::batch_invert(cj);
-  for (std::size_t j = 0; j <= deg; ++j) cj[j] = field::mul(field::mul(cj[j], (*inv_d)[j]), big_l);
-  return cj;
+  lo.resize(lo_deg + 1);
+  for (std::size_t j = 0; j <= lo_deg; ++j) lo[j] = field::mul(field::mul(cj[j], (*inv_lo)[j]), big_lo);
+  hi.resize(hi_deg + 1);
+  for (std::size_t j = 0; j <= hi_deg; ++j) hi[j] = field::mul(field::mul(cj[j], (*inv_hi)[j]), big_hi);
 }
 
 namespace {
 
 using field::Fe;
 
+constexpr std::size_t kLeaf = 16;  // schoolbook below this size
+
 // y[i] += Σ_j t[n−1+i−j]·x[j] for i, j < n (t: 2n−1 diagonals, public; x secret).
 // Karatsuba-style Toeplitz splitting [[A, B], [C, A]]: three half-size products,
-// T(n) = 3·T(n/2) + O(n). Constant time: the control flow depends on n only.
-void tmvp(const Fe* t, const Fe* x, Fe* y, std::size_t n) {
-  if (n <= 16 || n % 2 == 1) {
+// T(n) = 3·T(n/2) + O(n). Temporaries come from `scratch` (4n elements suffice: 4·(n/2) per
+// level), which the caller wipes. Constant time: the control flow depends on n only.
+void tmvp(const Fe* t, const Fe* x, Fe* y, std::size_t n, Fe* scratch) {
+  if (n <= kLeaf || n % 2 == 1) {
     for (std::size_t i = 0; i < n; ++i) {
       Fe acc = y[i];
-      for (std::size_t j = 0; j < n; ++j) acc = field::add(acc, field::mul(t[n - 1 + i - j], x[j]));
+      for (std::size_t j0 = 0; j0 < n; j0 += field::WideAcc::kMaxTerms) {
+        field::WideAcc wide;  // lazy reduction: one per kMaxTerms products
+        const std::size_t j1 = std::min(n, j0 + field::WideAcc::kMaxTerms);
+        for (std::size_t j = j0; j < j1; ++j) wide.mac(t[n - 1 + i - j], x[j]);
+        acc = field::add(acc, wide.reduce());
+      }
       y[i] = acc;
     }
     return;
@@ -81,21 +103,24 @@ void tmvp(const Fe* t, const Fe* x, Fe* y, std::size_t n) {
   const Fe* ta = t + h;       // A: diagonals t(d), |d| < h
   const Fe* tb = t;           // B: t(d − h)
   const Fe* tc = t + 2 * h;   // C: t(d + h)
-  std::vector<Fe> xs(h), tdiff(2 * h - 1), p0(h), p1(h), p2(h);
-  for (std::size_t j = 0; j < h; ++j) xs[j] = field::add(x[j], x[h + j]);
-  tmvp(ta, xs.data(), p0.data(), h);
-  for (std::size_t k = 0; k < 2 * h - 1; ++k) tdiff[k] = field::sub(tb[k], ta[k]);
-  tmvp(tdiff.data(), x + h, p1.data(), h);
-  for (std::size_t k = 0; k < 2 * h - 1; ++k) tdiff[k] = field::sub(tc[k], ta[k]);
-  tmvp(tdiff.data(), x, p2.data(), h);
-  for (std::size_t i = 0; i < h; ++i) {
-    y[i] = field::add(y[i], field::add(p0[i], p1[i]));
-    y[h + i] = field::add(y[h + i], field::add(p0[i], p2[i]));
+  Fe* xs = scratch;
+  Fe* p0 = scratch + h;
+  Fe* tdiff = scratch + 2 * h;  // 2h − 1 elements
+  Fe* deeper = scratch + 4 * h;
+  // [[A, B], [C, A]]·(x0, x1) = (A(x0 + x1) + (B − A)x1, A(x0 + x1) + (C − A)x0).
+  for (std::size_t j = 0; j < h; ++j) {
+    xs[j] = field::add(x[j], x[h + j]);
+    p0[j] = Fe{};
   }
-  sodium_memzero(xs.data(), xs.size() * sizeof(Fe));
-  sodium_memzero(p0.data(), p0.size() * sizeof(Fe));
-  sodium_memzero(p1.data(), p1.size() * sizeof(Fe));
-  sodium_memzero(p2.data(), p2.size() * sizeof(Fe));
+  tmvp(ta, xs, p0, h, deeper);
+  for (std::size_t k = 0; k < 2 * h - 1; ++k) tdiff[k] = field::sub(tb[k], ta[k]);
+  tmvp(tdiff, x + h, y, h, deeper);
+  for (std::size_t k = 0; k < 2 * h - 1; ++k) tdiff[k] = field::sub(tc[k], ta[k]);
+  tmvp(tdiff, x, y + h, h, deeper);
+  for (std::size_t i = 0; i < h; ++i) {
+    y[i] = field::add(y[i], p0[i]);
+    y[h + i] = field::add(y[h + i], p0[i]);
+  }
 }
 
 }  // namespace
@@ -130,7 +155,9 @@ std::vector<SecretScalar> extrapolate(std::span<const SecretScalar> values) {
   std::vector<Fe> x(n), y(n);
   for (std::size_t j = 1; j <= m; ++j) x[j - 1] = u[j];
   for (std::size_t i = 0; i < m; ++i) y[i] = field::mul(u[0], inv[m + 1 + i]);  // j = 0 term
-  tmvp(t.data(), x.data(), y.data(), n);
+  std::vector<Fe> scratch(4 * n);
+  tmvp(t.data(), x.data(), y.data(), n, scratch.data());
+  sodium_memzero(scratch.data(), scratch.size() * sizeof(Fe));
   std::vector<SecretScalar> out;
   out.reserve(m);
   for (std::size_t i = 0; i < m; ++i) {

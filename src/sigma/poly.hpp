@@ -15,6 +15,10 @@ namespace gopa::sigma::poly {
 // (Σ λ_j·p(j) = p(c) for every p of degree ≤ deg). Public data.
 [[nodiscard]] std::vector<field::Fe> lagrange_at(const Scalar& c, std::size_t deg);
 
+// The coefficients at c for the two degrees lo_deg ≤ hi_deg at once (one batch inversion).
+void lagrange_pair(const Scalar& c, std::size_t lo_deg, std::size_t hi_deg,
+                   std::vector<field::Fe>& lo, std::vector<field::Fe>& hi);
+
 // Given p(0..m) of a polynomial of degree ≤ m, returns p(m+1..2m). Constant time in the values.
 [[nodiscard]] std::vector<SecretScalar> extrapolate(std::span<const SecretScalar> values);
 

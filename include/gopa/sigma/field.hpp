@@ -102,6 +102,74 @@ inline Fe sub(const Fe& a, const Fe& b) {
   return r;
 }
 
+// Lazy sum of products Σ a_i·b_i (Montgomery inputs < ℓ): the 512-bit products are added
+// up unreduced and reduced once, about twice as fast as one mul() per product. At most
+// kMaxTerms products (the sum then stays below 2^511, so the reduction needs no extra limb).
+// Constant time.
+struct WideAcc {
+  static constexpr std::size_t kMaxTerms = 32;
+  // col[k]: sum of the 64-bit halves of the partial products at weight 2^(64k) (product
+  // scanning: no carry chain per product; each column stays below 2^73).
+  u128 col[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+
+  void mac(const Fe& a, const Fe& b) {
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const u128 p = static_cast<u128>(a.v[i]) * b.v[j];
+        col[i + j] += static_cast<std::uint64_t>(p);
+        col[i + j + 1] += static_cast<std::uint64_t>(p >> 64);
+      }
+    }
+  }
+
+  // The sum mod ℓ in Montgomery form: Montgomery reduction (< 2^255 < 8ℓ), then conditional
+  // subtractions of 4ℓ, 2ℓ and ℓ.
+  [[nodiscard]] Fe reduce() const {
+    std::uint64_t t[9];
+    u128 carry_in = 0;
+    for (int i = 0; i < 9; ++i) {
+      carry_in += col[i];
+      t[i] = static_cast<std::uint64_t>(carry_in);
+      carry_in >>= 64;
+    }
+#pragma GCC unroll 4
+    for (int i = 0; i < 4; ++i) {
+      const std::uint64_t m = t[i] * kN0;
+      u128 c = 0;
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        c = static_cast<u128>(m) * kL[j] + t[i + j] + (c >> 64);
+        t[i + j] = static_cast<std::uint64_t>(c);
+      }
+      std::uint64_t carry = static_cast<std::uint64_t>(c >> 64);
+      for (int k = i + 4; k < 9; ++k) {
+        const u128 x = static_cast<u128>(t[k]) + carry;
+        t[k] = static_cast<std::uint64_t>(x);
+        carry = static_cast<std::uint64_t>(x >> 64);
+      }
+    }
+    Fe r;
+    for (int i = 0; i < 4; ++i) r.v[i] = t[4 + i];
+    for (int shift = 2; shift >= 0; --shift) {
+      std::uint64_t m[4];
+      for (int i = 0; i < 4; ++i)
+        m[i] = (kL[i] << shift) | (i > 0 && shift > 0 ? kL[i - 1] >> (64 - shift) : 0);
+      std::uint64_t d[4];
+      std::uint64_t borrow = 0;
+      for (int i = 0; i < 4; ++i) {
+        const u128 x = static_cast<u128>(r.v[i]) - m[i] - borrow;
+        d[i] = static_cast<std::uint64_t>(x);
+        borrow = static_cast<std::uint64_t>(x >> 64) & 1U;
+      }
+      const std::uint64_t keep = 0 - borrow;  // r < m: keep r
+      for (int i = 0; i < 4; ++i) r.v[i] = (r.v[i] & keep) | (d[i] & ~keep);
+    }
+    return r;
+  }
+};
+
 inline Fe from_bytes(const std::uint8_t b[32]) {
   Fe x;
   for (int i = 0; i < 4; ++i)

@@ -1,0 +1,65 @@
+// Per-generator-set tables for the provers' constant-time commitments (compressed_impl.hpp).
+#include <map>
+#include <mutex>
+
+#include "compressed_impl.hpp"
+
+namespace gopa::sigma::detail {
+
+namespace {
+// Sets larger than this are not kept (960 bytes per point); they get fresh tables per call.
+constexpr std::size_t kMaxCachedPoints = std::size_t{1} << 16;
+constexpr std::size_t kMaxCachedSets = 4;
+// wNAF width of the cached public Straus tables (64 affine points per generator): the range
+// prover runs ten MSMs over the same generators per proof.
+constexpr int kPublicStrausWidth = 8;
+}  // namespace
+
+SecretTables secret_tables(const GeneratorSet& gens, std::size_t n_gi) {
+  GOPA_CHECK(n_gi <= gens.size(), "secret_tables: generator set too small");
+  auto build = [&gens](std::size_t k) {
+    std::vector<Point> pts(gens.Gi(k).begin(), gens.Gi(k).end());
+    pts.push_back(gens.G());
+    pts.push_back(gens.H());
+    pts.push_back(gens.Q());
+    return SecretTables{std::make_shared<const MsmSecretBasis>(pts), k};
+  };
+  if (n_gi > kMaxCachedPoints) return build(n_gi);
+  static std::mutex mu;
+  static std::map<Bytes32, SecretTables> cache;  // by set id: the points of a name are fixed
+  std::lock_guard lock(mu);
+  auto it = cache.find(gens.id());
+  if (it != cache.end() && it->second.n_gi >= n_gi) return it->second;
+  // Grow geometrically (within this set) so that slightly larger statements reuse the tables.
+  std::size_t want = n_gi;
+  if (it != cache.end()) want = std::min(gens.size(), std::max(n_gi, 2 * it->second.n_gi));
+  want = std::min(want, kMaxCachedPoints);
+  if (cache.size() >= kMaxCachedSets && it == cache.end()) cache.clear();
+  SecretTables t = build(want);
+  cache[gens.id()] = t;
+  return t;
+}
+
+std::shared_ptr<const MsmBasis> public_tables(const GeneratorSet& gens, std::size_t n_gi) {
+  GOPA_CHECK(n_gi <= gens.size(), "public_tables: generator set too small");
+  auto build = [&gens, n_gi] {
+    std::vector<Point> pts(gens.Gi(n_gi).begin(), gens.Gi(n_gi).end());
+    pts.push_back(gens.G());
+    pts.push_back(gens.H());
+    pts.push_back(gens.Q());
+    return std::make_shared<const MsmBasis>(pts, kPublicStrausWidth);
+  };
+  if (n_gi > kMaxCachedPoints) return build();
+  static std::mutex mu;
+  static std::map<std::pair<Bytes32, std::size_t>, std::shared_ptr<const MsmBasis>> cache;
+  std::lock_guard lock(mu);
+  const auto key = std::make_pair(gens.id(), n_gi);
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  if (cache.size() >= 2 * kMaxCachedSets) cache.clear();
+  auto b = build();
+  cache.emplace(key, b);
+  return b;
+}
+
+}  // namespace gopa::sigma::detail
