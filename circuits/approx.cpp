@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -82,12 +83,30 @@ std::vector<std::unique_ptr<Mp>> interpolate(const Fn& g, double r, unsigned n) 
   return cf;
 }
 
+constexpr int kGrid = 4096;
+
+// g on the error grid z_i = r·(2i/kGrid − 1), evaluated once per point on demand (the degree
+// search and the rounded-coefficient pass revisit the same points).
+struct GridValues {
+  std::vector<std::unique_ptr<Mp>> v = std::vector<std::unique_ptr<Mp>>(kGrid + 1);
+  const Mp& at(const Fn& g, int i, const mpfr_t z) {
+    auto& slot = v[static_cast<std::size_t>(i)];
+    if (!slot) {
+      slot = std::make_unique<Mp>();
+      g(slot->v, z);
+    }
+    return *slot;
+  }
+};
+
 // max over a grid of |P(z) − g(z)|, P with MPFR coefficients (or rounded ones if F given).
-double max_error(const Fn& g, double r, const std::vector<std::unique_ptr<Mp>>& cf,
-                 const std::vector<i128>* rounded, unsigned F) {
-  Mp z, acc, ref, t;
+// Stops at the first point whose error exceeds stop_above (the degree search only needs to
+// know that the target is missed; a near-minimax error is large all over the interval).
+double max_error(const Fn& g, GridValues& gv, double r, const std::vector<std::unique_ptr<Mp>>& cf,
+                 const std::vector<i128>* rounded, unsigned F,
+                 double stop_above = std::numeric_limits<double>::infinity()) {
+  Mp z, acc, t;
   double worst = 0;
-  const int kGrid = 4096;
   for (int i = 0; i <= kGrid; ++i) {
     mpfr_set_d(z.v, r * (2.0 * i / kGrid - 1.0), MPFR_RNDN);
     mpfr_set_ui(acc.v, 0, MPFR_RNDN);
@@ -101,9 +120,9 @@ double max_error(const Fn& g, double r, const std::vector<std::unique_ptr<Mp>>& 
         mpfr_add(acc.v, acc.v, cf[j]->v, MPFR_RNDN);
       }
     }
-    g(ref.v, z.v);
-    mpfr_sub(t.v, acc.v, ref.v, MPFR_RNDN);
+    mpfr_sub(t.v, acc.v, gv.at(g, i, z.v).v, MPFR_RNDN);
     worst = std::fmax(worst, std::fabs(mpfr_get_d(t.v, MPFR_RNDN)));
+    if (worst > stop_above) break;
   }
   return worst;
 }
@@ -127,9 +146,10 @@ unsigned horner_bits(const std::vector<double>& c, double r, unsigned F) {
 PolyTable derive(const Fn& g, double r, unsigned F, unsigned min_degree = 1) {
   GOPA_CHECK(F >= 8 && F <= 60, "fractional bits out of range");
   const double target = std::ldexp(1.0, -static_cast<int>(F) - 2);
+  GridValues gv;
   for (unsigned n = min_degree; n <= 40; ++n) {
     auto cf = interpolate(g, r, n);
-    if (max_error(g, r, cf, nullptr, F) > target) continue;
+    if (max_error(g, gv, r, cf, nullptr, F, target) > target) continue;
     PolyTable t;
     t.F = F;
     std::vector<double> cd;
@@ -142,7 +162,7 @@ PolyTable derive(const Fn& g, double r, unsigned F, unsigned min_degree = 1) {
     }
     t.hb = horner_bits(cd, r, F);
     t.zmax = r;
-    t.approx_ulps = std::ldexp(max_error(g, r, cf, &t.coef, F), static_cast<int>(F));
+    t.approx_ulps = std::ldexp(max_error(g, gv, r, cf, &t.coef, F), static_cast<int>(F));
     return t;
   }
   GOPA_CHECK(false, "no polynomial degree reached the target precision");
@@ -233,7 +253,8 @@ const std::vector<PolyTable>& lnq_split_table(unsigned F) {
       if (top != 0) n = top;
       top = n;
       for (unsigned i = 0; i < parts; ++i) {
-        t[i] = derive(lnq_at(0.5 + (2.0 * i + 1.0) * r), r, F, n);
+        // An interval that already needed degree n has its table (derive is deterministic).
+        if (t[i].coef.empty() || t[i].degree() < n) t[i] = derive(lnq_at(0.5 + (2.0 * i + 1.0) * r), r, F, n);
         top = std::max(top, t[i].degree());
       }
     }

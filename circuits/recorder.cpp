@@ -6,16 +6,21 @@
 #include <utility>
 
 #include "gopa/check.hpp"
+#include "gopa/circuits/ct.hpp"
 
 namespace gopa::circuits {
 
+// Constant time: |v| and the sign by masks, the negation by a constant-time scalar selection.
 Scalar scalar_from_i128(i128 v) noexcept {
-  const bool neg = v < 0;
-  const u128 m = neg ? static_cast<u128>(-(v + 1)) + 1U : static_cast<u128>(v);
+  const u128 m = ct::abs_u(v);
   const Scalar two32 = Scalar::from_u64(std::uint64_t{1} << 32);
-  Scalar s = Scalar::from_u64(static_cast<std::uint64_t>(m >> 64)) * two32 * two32 +
-             Scalar::from_u64(static_cast<std::uint64_t>(m));
-  return neg ? -s : s;
+  const Scalar s = Scalar::from_u64(static_cast<std::uint64_t>(m >> 64)) * two32 * two32 +
+                   Scalar::from_u64(static_cast<std::uint64_t>(m));
+  const Scalar neg = -s;
+  Scalar out;
+  decaf_255_scalar_cond_sel(out.raw(), s.raw(), neg.raw(),
+                            static_cast<decaf_word_t>(ct::mask_msb(static_cast<u128>(v))));
+  return out;
 }
 
 Scalar LinComb::eval(std::span<const Scalar> z) const noexcept {
@@ -67,8 +72,6 @@ void put_lc(std::vector<std::uint8_t>& out, const LinComb& lc) {
   }
 }
 
-bool in_wire_limit(i128 v) { return v < kWireLimit && v > -kWireLimit; }
-
 }  // namespace
 
 std::vector<std::uint8_t> Circuit::encode() const {
@@ -113,12 +116,23 @@ std::vector<std::uint32_t> Circuit::vars_of(VarKind k) const {
 CheckResult check_witness(const Circuit& c, std::span<const Scalar> z,
                           std::span<const Scalar> expected_public) {
   if (z.size() != c.vars.size()) return {CheckError::kWrongSize, 0};
-  for (std::size_t i = 0; i < c.muls.size(); ++i) {
-    const MulGate& g = c.muls[i];
-    if (g.a.eval(z) * g.b.eval(z) != g.c.eval(z)) return {CheckError::kMulGate, i};
+  // Whether the witness satisfies the circuit is public (an honest prover's always does), but
+  // which gate fails would say something about the secrets: evaluate every constraint, fold the
+  // results without branching, and declassify only the verdict. The search for the failing
+  // index below runs only on a bad witness.
+  std::uint8_t all = 1;
+  for (const MulGate& g : c.muls)
+    all &= static_cast<std::uint8_t>(g.a.eval(z) * g.b.eval(z) == g.c.eval(z));
+  for (const LinComb& l : c.linear) all &= static_cast<std::uint8_t>(l.eval(z).is_zero());
+  gopa_declassify(&all, sizeof all);
+  if (all != 1) {
+    for (std::size_t i = 0; i < c.muls.size(); ++i) {
+      const MulGate& g = c.muls[i];
+      if (g.a.eval(z) * g.b.eval(z) != g.c.eval(z)) return {CheckError::kMulGate, i};
+    }
+    for (std::size_t i = 0; i < c.linear.size(); ++i)
+      if (!c.linear[i].eval(z).is_zero()) return {CheckError::kLinear, i};
   }
-  for (std::size_t i = 0; i < c.linear.size(); ++i)
-    if (!c.linear[i].eval(z).is_zero()) return {CheckError::kLinear, i};
   if (!expected_public.empty()) {
     const auto pub = c.vars_of(VarKind::kPublic);
     if (pub.size() != expected_public.size()) return {CheckError::kPublicInput, pub.size()};
@@ -143,17 +157,18 @@ Recorder::Wire Recorder::constant(i128 c) const {
 }
 
 // Shadows of a cheating prover's wires may be anything: saturate to 0 instead of overflowing
-// (the field values stay exact; only hints derived from such a shadow are affected).
+// (the field values stay exact; only hints derived from such a shadow are affected). Shadows are
+// secret: the overflow test is a mask (ct.hpp), never a branch.
 Recorder::Wire Recorder::add(const Wire& a, const Wire& b) const {
-  i128 s = 0;
-  if (__builtin_add_overflow(a.shadow, b.shadow, &s)) s = 0;
-  return {combine(a.lc, b.lc, Scalar::one()), a.val + b.val, s};
+  u128 ovf = 0;
+  const i128 s = ct::add(a.shadow, b.shadow, ovf);
+  return {combine(a.lc, b.lc, Scalar::one()), a.val + b.val, ct::select(ovf, 0, s)};
 }
 
 Recorder::Wire Recorder::sub(const Wire& a, const Wire& b) const {
-  i128 s = 0;
-  if (__builtin_sub_overflow(a.shadow, b.shadow, &s)) s = 0;
-  return {combine(a.lc, b.lc, -Scalar::one()), a.val - b.val, s};
+  u128 ovf = 0;
+  const i128 s = ct::sub(a.shadow, b.shadow, ovf);
+  return {combine(a.lc, b.lc, -Scalar::one()), a.val - b.val, ct::select(ovf, 0, s)};
 }
 
 Recorder::Wire Recorder::add_const(const Wire& a, i128 c) const { return add(a, constant(c)); }
@@ -163,7 +178,9 @@ Recorder::Wire Recorder::mul_const(const Wire& a, i128 c) const {
   Wire w;
   w.lc = combine(LinComb{}, a.lc, k);
   w.val = a.val * k;
-  if (__builtin_mul_overflow(a.shadow, c, &w.shadow)) w.shadow = 0;
+  u128 ovf = 0;
+  const i128 p = ct::mul(a.shadow, c, ovf);
+  w.shadow = ct::select(ovf, 0, p);
   return w;
 }
 
@@ -171,7 +188,7 @@ Recorder::Wire Recorder::new_var(VarKind k, i128 v, const Scalar& val) {
   const auto idx = static_cast<std::uint32_t>(c_.vars.size());
   c_.vars.push_back(k);
   z_.push_back(val);
-  if (!in_wire_limit(v)) shadow_exact_ = false;
+  shadow_exact_ &= static_cast<std::uint8_t>(ct::in_wire_limit(v) & 1U);
   Wire w;
   w.lc.terms.push_back({idx, Scalar::one()});
   w.val = val;
@@ -180,11 +197,10 @@ Recorder::Wire Recorder::new_var(VarKind k, i128 v, const Scalar& val) {
 }
 
 Recorder::Wire Recorder::mul(const Wire& a, const Wire& b) {
-  i128 p = 0;
-  if (__builtin_mul_overflow(a.shadow, b.shadow, &p)) {
-    shadow_exact_ = false;
-    p = 0;
-  }
+  u128 ovf = 0;
+  const i128 prod = ct::mul(a.shadow, b.shadow, ovf);
+  const i128 p = ct::select(ovf, 0, prod);
+  shadow_exact_ &= static_cast<std::uint8_t>(~ovf & 1U);
   Wire out = new_var(VarKind::kProduct, p, a.val * b.val);
   c_.muls.push_back({a.lc, b.lc, out.lc});
   return out;

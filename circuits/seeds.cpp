@@ -31,7 +31,12 @@ PrivateSeed PrivateSeed::draw(unsigned m, Rng& rng) {
 
 PrivateSeed::PrivateSeed(std::uint64_t x, SecretScalar r, unsigned m)
     : x_(x), r_(std::move(r)), m_(m) {
-  GOPA_CHECK(m >= 1 && m <= 63 && (x >> m) == 0, "seed out of range");
+  GOPA_CHECK(m >= 1 && m <= 63, "seed bits out of range");
+  gopa_secret(&x_, sizeof x_);  // secret from here on (constant-time validation builds)
+  // Only the verdict of the range check is public.
+  auto in_range = static_cast<std::uint8_t>((x_ >> m) == 0);
+  gopa_declassify(&in_range, sizeof in_range);
+  GOPA_CHECK(in_range == 1, "seed out of range");
 }
 
 PrivateSeed::~PrivateSeed() { sodium_memzero(&x_, sizeof x_); }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "gopa/check.hpp"
 #include "gopa/pedersen.hpp"
@@ -43,12 +44,18 @@ void bind_statement(Transcript& t, const SamplerParams& p, std::size_t d, const 
 }
 
 // Records the circuit with the given seed values (all zero for the verifier's copy: the
-// circuit does not depend on the witness).
+// circuit does not depend on the witness). With `samples`, also returns the committed outputs'
+// integer values (the prover's samples).
 std::unique_ptr<Recorder> record(const SamplerParams& p, std::size_t d,
-                                 std::span<const i128> xs, std::span<const std::uint64_t> ys) {
+                                 std::span<const i128> xs, std::span<const std::uint64_t> ys,
+                                 std::vector<std::int64_t>* samples = nullptr) {
   std::vector<i128> y(ys.begin(), ys.end());
   auto rec = std::make_unique<Recorder>(p.circuit_name(d));
-  (void)gaussian_circuit(*rec, p, xs, y, d);
+  const auto out = gaussian_circuit(*rec, p, xs, y, d);
+  if (samples != nullptr) {
+    samples->clear();
+    for (const auto& w : out) samples->push_back(static_cast<std::int64_t>(rec->value(w)));
+  }
   return rec;
 }
 
@@ -96,9 +103,11 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
                              Rng& rng) {
   const std::size_t need = seeds_needed(p, d);
   GOPA_CHECK(seeds.size() == need && ys.size() == need, "wrong number of seeds");
+  // Recording (hints included) is constant time in the seeds (recorder.hpp); the samples are
+  // the recorded outputs, so no variable-time clear evaluation touches the secrets.
   std::vector<i128> xs;
   for (const PrivateSeed& s : seeds) xs.push_back(static_cast<i128>(s.value()));
-  auto rec = record(p, d, xs, ys);
+  auto rec = record(p, d, xs, ys, &samples);
   sodium_memzero(xs.data(), xs.size() * sizeof(i128));
   GOPA_CHECK(check_witness(rec->circuit(), rec->values()).ok(), "sampler witness does not satisfy its circuit");
   SigmaCircuit sc = to_sigma(rec->circuit(), rec->values());
@@ -110,7 +119,6 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
     coms.push_back(s.commitment());
     blind.push_back(s.blinder().clone());
   }
-  samples.clear();
   blinders.clear();
   for (std::uint32_t v : rec->circuit().vars_of(VarKind::kOutput)) {
     SecretScalar r = SecretScalar::random(rng);
@@ -119,15 +127,6 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
     coms.push_back(out.sample_commitments.back());
     blinders.push_back(r.clone());
     blind.push_back(std::move(r));
-  }
-  // The sample values (the party's secret output) from the honest clear evaluation.
-  {
-    std::vector<std::uint64_t> s;
-    for (std::size_t i = 0; i < need; ++i)
-      s.push_back((seeds[i].value() + ys[i]) & ((std::uint64_t{1} << p.m) - 1U));
-    (void)clear_samples(p, s, samples);
-    samples.resize(d);
-    sodium_memzero(s.data(), s.size() * sizeof(std::uint64_t));
   }
   Transcript t("gopa");
   bind_statement(t, p, d, rec->circuit());
@@ -139,23 +138,7 @@ sigma::VerifyResult verify_gaussian(const SamplerParams& p, std::size_t d,
                                     std::span<const std::uint64_t> ys,
                                     std::span<const Point> seed_commitments,
                                     const GaussianProof& proof) {
-  const std::size_t need = seeds_needed(p, d);
-  if (ys.size() != need || seed_commitments.size() != need || proof.sample_commitments.size() != d)
-    return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: wrong statement sizes");
-  for (std::uint64_t y : ys)
-    if (p.m < 64 && (y >> p.m) != 0)
-      return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: public randomness out of range");
-  std::vector<i128> zeros(need, 0);
-  auto rec = record(p, d, zeros, ys);
-  std::vector<Scalar> publics;
-  for (std::uint64_t y : ys) publics.push_back(Scalar::from_u64(y));
-  SigmaCircuit sc = to_sigma(rec->circuit(), {}, publics);
-  auto gens = gens_for(sc.circuit);
-  std::vector<Point> coms(seed_commitments.begin(), seed_commitments.end());
-  coms.insert(coms.end(), proof.sample_commitments.begin(), proof.sample_commitments.end());
-  Transcript t("gopa");
-  bind_statement(t, p, d, rec->circuit());
-  return sigma::verify_circuit(t, *gens, sc.circuit, sc.publics, coms, proof.proof);
+  return verify_gaussian_encoded(p, d, ys, seed_commitments, proof.sample_commitments, proof.proof.encode());
 }
 
 ProofCost measure_proof(const SamplerParams& p, std::size_t d, int reps, std::uint64_t seed) {
@@ -193,31 +176,72 @@ ProofCost measure_proof(const SamplerParams& p, std::size_t d, int reps, std::ui
   return c;
 }
 
+namespace {
+
+// The verifier's side of one claim: the recorded circuit (sizes and publics), the decoded proof,
+// the commitments in binding order, and the transcript with the statement bound.
+struct PreparedClaim {
+  SigmaCircuit sc;
+  std::optional<sigma::CircuitProof> proof;
+  std::vector<Point> coms;
+  Transcript t{"gopa"};
+};
+
+sigma::VerifyResult prepare_claim(const SamplerParams& p, std::size_t d, const GaussianClaim& c, PreparedClaim& out) {
+  const std::size_t need = seeds_needed(p, d);
+  if (c.ys.size() != need || c.seed_commitments.size() != need || c.sample_commitments.size() != d)
+    return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: wrong statement sizes");
+  for (std::uint64_t y : c.ys)
+    if (p.m < 64 && (y >> p.m) != 0)
+      return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: public randomness out of range");
+  std::vector<i128> zeros(need, 0);
+  auto rec = record(p, d, zeros, c.ys);
+  std::vector<Scalar> publics;
+  for (std::uint64_t y : c.ys) publics.push_back(Scalar::from_u64(y));
+  out.sc = to_sigma(rec->circuit(), {}, publics);
+  out.proof = sigma::CircuitProof::decode(c.proof, out.sc.circuit);
+  if (!out.proof)
+    return sigma::VerifyResult::fail(sigma::VerifyStatus::kMalformedProof, "gaussian: proof encoding is malformed");
+  out.coms.assign(c.seed_commitments.begin(), c.seed_commitments.end());
+  out.coms.insert(out.coms.end(), c.sample_commitments.begin(), c.sample_commitments.end());
+  bind_statement(out.t, p, d, rec->circuit());
+  return sigma::VerifyResult::valid();
+}
+
+}  // namespace
+
 sigma::VerifyResult verify_gaussian_encoded(const SamplerParams& p, std::size_t d,
                                             std::span<const std::uint64_t> ys,
                                             std::span<const Point> seed_commitments,
                                             std::span<const Point> sample_commitments,
                                             std::span<const std::uint8_t> proof) {
-  const std::size_t need = seeds_needed(p, d);
-  if (ys.size() != need || seed_commitments.size() != need || sample_commitments.size() != d)
-    return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: wrong statement sizes");
-  for (std::uint64_t y : ys)
-    if (p.m < 64 && (y >> p.m) != 0)
-      return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: public randomness out of range");
-  std::vector<i128> zeros(need, 0);
-  auto rec = record(p, d, zeros, ys);
-  std::vector<Scalar> publics;
-  for (std::uint64_t y : ys) publics.push_back(Scalar::from_u64(y));
-  SigmaCircuit sc = to_sigma(rec->circuit(), {}, publics);
-  auto decoded = sigma::CircuitProof::decode(proof, sc.circuit);
-  if (!decoded)
-    return sigma::VerifyResult::fail(sigma::VerifyStatus::kMalformedProof, "gaussian: proof encoding is malformed");
-  auto gens = gens_for(sc.circuit);
-  std::vector<Point> coms(seed_commitments.begin(), seed_commitments.end());
-  coms.insert(coms.end(), sample_commitments.begin(), sample_commitments.end());
-  Transcript t("gopa");
-  bind_statement(t, p, d, rec->circuit());
-  return sigma::verify_circuit(t, *gens, sc.circuit, sc.publics, coms, *decoded);
+  PreparedClaim pc;
+  if (auto r = prepare_claim(p, d, {ys, seed_commitments, sample_commitments, proof}, pc); !r) return r;
+  auto gens = gens_for(pc.sc.circuit);
+  return sigma::verify_circuit(pc.t, *gens, pc.sc.circuit, pc.sc.publics, pc.coms, *pc.proof);
+}
+
+sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d, std::span<const GaussianClaim> claims,
+                                          Rng& rng) {
+  sigma::MsmTerms eq;
+  std::shared_ptr<const GeneratorSet> gens;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    PreparedClaim pc;
+    sigma::VerifyResult r = prepare_claim(p, d, claims[i], pc);
+    if (r) {
+      if (!gens) gens = gens_for(pc.sc.circuit);
+      eq.set_weight(Scalar::random_nonzero(rng));
+      r = sigma::add_circuit_terms(pc.t, *gens, pc.sc.circuit, pc.sc.publics, pc.coms, *pc.proof, eq);
+    }
+    if (!r) {
+      r.message = "proof " + std::to_string(i) + ": " + r.message;
+      return r;
+    }
+  }
+  if (gens && !eq.is_identity(*gens))
+    return sigma::VerifyResult::fail(sigma::VerifyStatus::kBatchEquation,
+                                     "gaussian: batched final equation fails: at least one proof is invalid");
+  return sigma::VerifyResult::valid();
 }
 
 }  // namespace gopa::circuits

@@ -82,3 +82,54 @@ TEST_CASE("Gaussian samples: prove and verify end to end; cheating is rejected",
     }
   }
 }
+
+TEST_CASE("Gaussian samples: batch verification accepts valid claims and rejects any bad one",
+          "[circuits][proof][batch]") {
+  gopa::DeterministicRng rng(43);
+  constexpr std::size_t kClaims = 4;
+  std::vector<Setup> setups;
+  std::vector<GaussianProof> proofs;
+  std::vector<std::vector<std::uint8_t>> encoded;
+  for (std::size_t i = 0; i < kClaims; ++i) {
+    setups.push_back(setup(SamplerKind::kClt, 8, 1, rng));
+    std::vector<std::int64_t> samples;
+    std::vector<gopa::SecretScalar> blinders;
+    proofs.push_back(prove_gaussian(setups.back().p, 1, setups.back().seeds, setups.back().ys, samples, blinders, rng));
+    encoded.push_back(proofs.back().proof.encode());
+  }
+  auto claims_of = [&](std::vector<std::vector<Point>>& samples_coms) {
+    std::vector<GaussianClaim> claims;
+    for (std::size_t i = 0; i < kClaims; ++i)
+      claims.push_back({setups[i].ys, setups[i].seed_coms, samples_coms[i], encoded[i]});
+    return claims;
+  };
+  std::vector<std::vector<Point>> coms;
+  for (const auto& pr : proofs) coms.push_back(pr.sample_commitments);
+  const SamplerParams p = setups[0].p;
+  {
+    auto claims = claims_of(coms);
+    CHECK(batch_verify_gaussian(p, 1, claims, rng).ok());
+    for (const auto& c : claims) CHECK(verify_gaussian_encoded(p, 1, c.ys, c.seed_commitments, c.sample_commitments, c.proof).ok());
+  }
+  SECTION("a sample commitment of one claim changed") {
+    coms[2][0] = coms[2][0] + gopa::Point::base_mul(gopa::SecretScalar::from_u64(1));
+    auto claims = claims_of(coms);
+    auto r = batch_verify_gaussian(p, 1, claims, rng);
+    CHECK_FALSE(r.ok());
+    CHECK(r.status == gopa::sigma::VerifyStatus::kBatchEquation);
+    for (std::size_t i = 0; i < kClaims; ++i) {
+      const auto& c = claims[i];
+      CHECK(verify_gaussian_encoded(p, 1, c.ys, c.seed_commitments, c.sample_commitments, c.proof).ok() == (i != 2));
+    }
+  }
+  SECTION("two claims' proofs swapped") {
+    std::swap(encoded[0], encoded[1]);
+    CHECK_FALSE(batch_verify_gaussian(p, 1, claims_of(coms), rng).ok());
+  }
+  SECTION("a truncated proof is named") {
+    encoded[3].pop_back();
+    auto r = batch_verify_gaussian(p, 1, claims_of(coms), rng);
+    CHECK(r.status == gopa::sigma::VerifyStatus::kMalformedProof);
+    CHECK(r.message.rfind("proof 3:", 0) == 0);
+  }
+}

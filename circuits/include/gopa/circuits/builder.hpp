@@ -16,7 +16,8 @@
 // the evaluators carry those integers in __int128 and fail loudly past ±2^124.
 //
 // ClearBuilder evaluates exactly the circuit's semantics on integers: it is the statistics and
-// benchmark tool, and is NOT constant time (it branches on samples). The constraint recorder
+// benchmark tool, and is NOT constant time (its own bookkeeping branches on wire values; the
+// hints it evaluates are the gadgets' constant-time ones). Never run it on a party's secrets. The constraint recorder
 // (recorder.hpp) produces the circuit and the witness over Z_ℓ; tests check both agree.
 #pragma once
 
@@ -39,22 +40,6 @@ constexpr i128 pow2(unsigned k) noexcept { return static_cast<i128>(1) << k; }
 
 // floor(a / 2^s) for any sign of a (arithmetic shift: C++20 defines >> on negatives).
 constexpr i128 floor_shift(i128 a, unsigned s) noexcept { return a >> s; }
-
-// floor(a / d) for d > 0.
-constexpr i128 floor_div(i128 a, i128 d) noexcept {
-  i128 q = a / d;
-  if (a % d < 0) q -= 1;
-  return q;
-}
-
-// floor(sqrt(n)) for 0 ≤ n < 2^124 (prover-side hint; variable time).
-inline i128 isqrt(i128 n) noexcept {
-  if (n <= 0) return 0;
-  auto y = static_cast<i128>(std::sqrt(static_cast<long double>(n)));
-  while (y > 0 && y * y > n) --y;
-  while ((y + 1) * (y + 1) <= n) ++y;
-  return y;
-}
 
 template <class B>
 concept Builder = requires(B& b, const typename B::Wire& w, i128 c, unsigned n) {

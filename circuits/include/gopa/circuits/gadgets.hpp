@@ -12,6 +12,10 @@
 // prover that violates a stated precondition cannot complete the witness (ClearBuilder::ok()
 // turns false), it never produces a wrong result silently.
 //
+// Hints are computed in constant time from the wire values (ct.hpp: masks instead of branches,
+// fixed-iteration division and square root, no table index on a value); only parameters, bit
+// bounds and the circuit's structure steer control flow. Witness values are secret.
+//
 // Costs (multiplication gates): assert_range n; shift_floor s + hb; geq n + 1; select 1;
 // fx_mul 1 + F + hb; fx_div 1 + 2·nd + hq; fx_sqrt 2·hy + 3; horner deg·(1 + Fz + hb).
 #pragma once
@@ -25,6 +29,7 @@
 
 #include "gopa/circuits/approx.hpp"
 #include "gopa/circuits/builder.hpp"
+#include "gopa/circuits/ct.hpp"
 
 namespace gopa::circuits {
 
@@ -129,8 +134,8 @@ template <Builder B>
 WireT<B> fx_div(B& b, const WireT<B>& a, const WireT<B>& d, unsigned F, unsigned nd,
                 unsigned hq) {
   WireT<B> num = b.mul_const(a, pow2(F));
-  const i128 dv = b.value(d);
-  WireT<B> q = b.witness(dv > 0 ? floor_div(b.value(num), dv) : 0);
+  // 0 unless d > 0; hq + 1 quotient bits: exact whenever the range check of q can hold.
+  WireT<B> q = b.witness(ct::floor_div(b.value(num), b.value(d), hq + 1));
   WireT<B> r = b.sub(num, b.mul(q, d));
   assert_range(b, r, nd);
   assert_range(b, b.sub(b.add_const(d, -1), r), nd);
@@ -143,7 +148,9 @@ WireT<B> fx_div(B& b, const WireT<B>& a, const WireT<B>& d, unsigned F, unsigned
 // and it is even because 4r = 4n − (2y)² holds over the integers (docs/circuits.md §3.1).
 template <Builder B>
 WireT<B> int_sqrt(B& b, const WireT<B>& n, unsigned hy) {
-  WireT<B> y = b.witness(isqrt(b.value(n)));
+  // The constraints give y < 2^(hy+1) (2y = r + (2y − r)): hy + 2 root bits are exact whenever
+  // they can hold.
+  WireT<B> y = b.witness(ct::isqrt(b.value(n), hy + 2));
   WireT<B> r = b.sub(n, b.mul(y, y));
   assert_range(b, r, hy + 1);
   assert_range(b, b.sub(b.mul_const(y, 2), r), hy + 1);
@@ -193,15 +200,11 @@ template <Builder B>
 std::pair<WireT<B>, WireT<B>> ln_reduce(B& b, const WireT<B>& X, unsigned fin, unsigned top = 0,
                                         std::vector<WireT<B>>* top_bits = nullptr) {
   const auto nk = static_cast<unsigned>(std::bit_width(fin - 1U));
+  // k = fin − bit_width(X) for X ∈ [1, 2^fin), else 0 (no witness exists then).
   const i128 xv = b.value(X);
-  unsigned kv = 0;
-  if (xv >= 1 && xv < pow2(fin)) {
-    const auto hi = static_cast<std::uint64_t>(xv >> 64);
-    const auto lo = static_cast<std::uint64_t>(xv);
-    const unsigned len = hi != 0 ? 64U + static_cast<unsigned>(std::bit_width(hi))
-                                 : static_cast<unsigned>(std::bit_width(lo));
-    kv = fin - len;
-  }
+  const u128 valid = ~ct::lt(xv, 1) & ct::lt(xv, pow2(fin));
+  const auto kv = static_cast<unsigned>(
+      static_cast<u128>(fin - ct::bit_width(static_cast<u128>(xv))) & valid);
   WireT<B> pw = b.constant(1);
   WireT<B> k = b.constant(0);
   for (unsigned j = 0; j < nk; ++j) {

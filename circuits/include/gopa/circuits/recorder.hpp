@@ -14,9 +14,12 @@
 // The number of multiplication gates drives the proof cost.
 //
 // Security notes: the witness holds secrets (seeds, samples) as Scalar values; the recorder wipes
-// them on destruction. Hints are computed from __int128 shadow values (variable time: floor
-// division and integer square root branch on their inputs); the field arithmetic is libdecaf's
-// (constant time). The proof layer must copy the witness into SecretScalar.
+// them on destruction. Recording runs in time independent of the witness: hints are computed
+// from __int128 shadow values with the constant-time helpers of ct.hpp (masks, fixed-iteration
+// division and square root, no branch or table index on a value), the field arithmetic is
+// libdecaf's (constant time), and the circuit's shape depends only on the parameters. Checked
+// under valgrind with the seeds marked undefined (tests/consttime). check_witness declassifies
+// only its verdict. The proof layer must copy the witness into SecretScalar.
 #pragma once
 
 #include <cstddef>
@@ -129,7 +132,7 @@ class Recorder {
   // For tests: overwrite one variable's value after recording.
   void set_value(std::uint32_t var, const Scalar& v) { z_.at(var) = v; }
   // True while every shadow stayed within ±2^124 (always, for an honest prover).
-  [[nodiscard]] bool shadow_exact() const noexcept { return shadow_exact_; }
+  [[nodiscard]] bool shadow_exact() const noexcept { return shadow_exact_ != 0; }
 
  private:
   Wire new_var(VarKind k, i128 v, const Scalar& val);
@@ -137,7 +140,7 @@ class Recorder {
   std::vector<Scalar> z_;
   Tamper tamper_;
   std::size_t hints_ = 0;
-  bool shadow_exact_ = true;
+  std::uint8_t shadow_exact_ = 1;  // 0 or 1, updated without branching (it depends on secrets)
 };
 
 }  // namespace gopa::circuits

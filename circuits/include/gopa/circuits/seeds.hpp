@@ -11,7 +11,8 @@
 // party's contribution. Binding y to (party, j) makes reuse of public randomness across
 // parties or samples detectable: the verifier recomputes y and compares the public inputs.
 //
-// Security notes: PrivateSeed wipes itself; x is a secret (constant-time commitment).
+// Security notes: PrivateSeed wipes itself; x is a secret (constant-time commitment, marked
+// undefined on creation in constant-time validation builds, gopa/check.hpp).
 #pragma once
 
 #include <cstddef>

@@ -62,6 +62,21 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
                                                           std::span<const Point> sample_commitments,
                                                           std::span<const std::uint8_t> proof);
 
+// One party's Gaussian-sample claim as stored on a board (verify_gaussian_encoded's arguments).
+struct GaussianClaim {
+  std::span<const std::uint64_t> ys;
+  std::span<const Point> seed_commitments;
+  std::span<const Point> sample_commitments;
+  std::span<const std::uint8_t> proof;
+};
+
+// All claims checked with one multi-scalar multiplication (random weights from rng, which the
+// provers must not predict). A failure names the first malformed claim, or says that the
+// batched equation failed: then at least one claim is invalid and verify_gaussian_encoded on
+// each tells which.
+[[nodiscard]] sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d,
+                                                        std::span<const GaussianClaim> claims, Rng& rng);
+
 // Proof size and median prove / verify wall times over `reps` fresh proofs of d samples
 // (benchmarks; deterministic seeds).
 struct ProofCost {
