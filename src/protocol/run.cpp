@@ -606,52 +606,86 @@ class ProofCache {
   std::map<std::uint32_t, std::pair<Key32, ProofChecks>> entries_;
 };
 
-ProofChecks check_party_proofs(const View& v, const Key32& y, std::uint32_t u) {
+// The range and noise proofs of a group of parties, each kind checked with one batched equation
+// (random weights, one MSM); when a batch fails, every proof of that kind in the group is checked
+// alone, so the verdicts name exactly the invalid ones. Output proofs are checked one by one.
+void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
   const SessionParams& p = v.setup->params;
-  const CommitMessage& m = v.commits.at(u);
   auto gens = range_gens(p);
-  ProofChecks out;
-  {
+  const auto sp = noise_sampler(p);
+  SystemRng rng;
+  // Range proofs.
+  std::vector<std::size_t> at;
+  std::vector<Transcript> transcripts;
+  std::vector<sigma::RangeStatement> statements;
+  std::vector<sigma::RangeProof> proofs;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const CommitMessage& m = v.commits.at(group[i]);
     auto proof = sigma::RangeProof::decode(m.range_proof);
     if (!proof || proof->bits != p.input_bits || proof->d != p.dim) {
-      out.range = "range proof malformed";
-    } else {
-      Transcript t = party_transcript(v.sid, u, "input range");
-      auto r = sigma::verify_range(t, *gens, sigma::RangeStatement{p.input_bits, m.inputs}, *proof);
-      if (!r) out.range = std::string("input out of range (range proof rejected: ") + r.message + ")";
+      out[i].range = "range proof malformed";
+      continue;
+    }
+    at.push_back(i);
+    transcripts.push_back(party_transcript(v.sid, group[i], "input range"));
+    statements.push_back(sigma::RangeStatement{p.input_bits, m.inputs});
+    proofs.push_back(std::move(*proof));
+  }
+  if (!at.empty() && !sigma::batch_verify_range(transcripts, *gens, statements, proofs, rng)) {
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      Transcript t = party_transcript(v.sid, group[at[k]], "input range");
+      auto r = sigma::verify_range(t, *gens, statements[k], proofs[k]);
+      if (!r) out[at[k]].range = std::string("input out of range (range proof rejected: ") + r.message + ")";
     }
   }
-  {
-    auto sc = v.seed_commits.find(u);
-    if (sc == v.seed_commits.end()) {
-      out.noise = "noise proof without committed seeds";
-    } else {
-      const auto ys = noise_public_parts(p, y, u);
-      auto r = circuits::verify_gaussian_encoded(noise_sampler(p), p.dim, ys, sc->second.seed_commitments, m.noise,
-                                                 m.noise_proof);
-      if (!r) out.noise = std::string("noise not sampled from its committed seeds (proof rejected: ") + r.message + ")";
+  // Noise proofs.
+  at.clear();
+  std::vector<std::vector<std::uint64_t>> ys;
+  std::vector<circuits::GaussianClaim> claims;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    if (!v.seed_commits.count(group[i])) {
+      out[i].noise = "noise proof without committed seeds";
+      continue;
+    }
+    at.push_back(i);
+    ys.push_back(noise_public_parts(p, y, group[i]));
+  }
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const std::uint32_t u = group[at[k]];
+    const CommitMessage& m = v.commits.at(u);
+    claims.push_back({ys[k], v.seed_commits.at(u).seed_commitments, m.noise, m.noise_proof});
+  }
+  if (!claims.empty() && !circuits::batch_verify_gaussian(sp, p.dim, claims, rng)) {
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      const auto& c = claims[k];
+      auto r = circuits::verify_gaussian_encoded(sp, p.dim, c.ys, c.seed_commitments, c.sample_commitments, c.proof);
+      if (!r) out[at[k]].noise = std::string("noise not sampled from its committed seeds (proof rejected: ") + r.message + ")";
     }
   }
-  if (auto mk = v.masked.find(u); mk != v.masked.end()) {
-    out.has_output = true;
+  // Output proofs.
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const std::uint32_t u = group[i];
+    auto mk = v.masked.find(u);
+    if (mk == v.masked.end()) continue;
+    const CommitMessage& m = v.commits.at(u);
+    out[i].has_output = true;
     std::vector<Point> combined;
     for (std::uint32_t j = 0; j < p.dim; ++j) combined.push_back(combined_commitment(m, p, j));
     Transcript t = party_transcript(v.sid, u, "output");
     if (!verify_output(t, *gens, combined, mk->second.xhat, mk->second.proof)) {
-      out.output = "masked value inconsistent with its commitments (output proof rejected)";
+      out[i].output = "masked value inconsistent with its commitments (output proof rejected)";
     }
   }
-  return out;
 }
 
-// Every committed party's proofs, verified on all cores (reusing the cache where nothing changed).
+// Every committed party's proofs, verified in batches on all cores (reusing the cache where
+// nothing changed).
 std::map<std::uint32_t, ProofChecks> check_all_proofs(const View& v, ProofCache* cache) {
   const Key32 y = view_randomness(v);
-  std::vector<std::uint32_t> parties;
-  for (const auto& [u, m] : v.commits) parties.push_back(u);
-  std::vector<ProofChecks> results(parties.size());
-  parallel_for(parties.size(), [&](std::size_t i) {
-    const std::uint32_t u = parties[i];
+  std::vector<std::uint32_t> todo;
+  std::vector<Key32> keys;
+  std::map<std::uint32_t, ProofChecks> out;
+  for (const auto& [u, m] : v.commits) {
     crypto_generichash_state st;
     crypto_generichash_init(&st, nullptr, 0, 32);
     const Key32& cd = v.commit_digest.at(u);
@@ -668,15 +702,25 @@ std::map<std::uint32_t, ProofChecks> check_all_proofs(const View& v, ProofCache*
     crypto_generichash_final(&st, key.data(), key.size());
     if (cache) {
       if (auto hit = cache->find(u, key)) {
-        results[i] = std::move(*hit);
-        return;
+        out.emplace(u, std::move(*hit));
+        continue;
       }
     }
-    results[i] = check_party_proofs(v, y, u);
-    if (cache) cache->put(u, key, results[i]);
+    todo.push_back(u);
+    keys.push_back(key);
+  }
+  constexpr std::size_t kGroup = 64;  // proofs per batched equation
+  std::vector<ProofChecks> results(todo.size());
+  const std::size_t groups = (todo.size() + kGroup - 1) / kGroup;
+  parallel_for(groups, [&](std::size_t gi) {
+    const std::size_t lo = gi * kGroup, hi = std::min(todo.size(), lo + kGroup);
+    check_group(v, y, std::span<const std::uint32_t>(todo).subspan(lo, hi - lo),
+                std::span<ProofChecks>(results).subspan(lo, hi - lo));
   });
-  std::map<std::uint32_t, ProofChecks> out;
-  for (std::size_t i = 0; i < parties.size(); ++i) out.emplace(parties[i], std::move(results[i]));
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    if (cache) cache->put(todo[i], keys[i], results[i]);
+    out.emplace(todo[i], std::move(results[i]));
+  }
   return out;
 }
 
