@@ -15,7 +15,8 @@
 // Protocol (docs/sampling.md has the equations):
 //   1. Preprocessing, independent of the sample: Beaver triples (a, b, ab) and square pairs
 //      (a, a²) from pairwise Paillier products (sampling/paillier.hpp), every share committed,
-//      each used one checked by sacrificing another one; truncation masks contributed by every
+//      each ciphertext proven to encrypt the committed share (checked before replying), each
+//      triple used checked by sacrificing another one; truncation masks contributed by every
 //      member with a range proof (sigma/range.hpp).
 //   2. Hidden uniform seed bits: b = (u/√(u²) + 1)/2 for a jointly random shared u (one square
 //      pair and two openings per bit); a seed is Σ 2^i b_i ∈ [0, 2^m).
@@ -31,9 +32,12 @@
 // - This is an in-process simulation of the committee (all members in one process, the board a
 //   log of public messages). Each member's local computation only uses its own secrets and the
 //   public log; every check only uses the public log.
-// - Paillier modulus: 2048 bits by default (≈112-bit security); tests use 640-bit moduli, which
+// - Paillier modulus: 2048 bits by default (≈112-bit security); tests use 704-bit moduli, which
 //   are NOT secure and only exercise the arithmetic. Encryption uses a fixed base h^N and a
 //   256-bit exponent (Damgård–Jurik–Nielsen style short randomness).
+// - Every ciphertext carries a proof that it encrypts the member's committed share and that the
+//   share is below 2^373 (sampling/paillier_proofs.hpp); fractional plaintexts are not excluded
+//   against a prover that grinds challenges, and replies carry no proof (docs/sampling.md).
 // - What is not proven is listed in docs/sampling.md (§ What is and is not proven).
 #pragma once
 
@@ -59,7 +63,7 @@ struct HiddenParams {
   unsigned degree = 0;       // degree of the radius polynomial (chosen by make())
   i128 sigma_fx = 1;         // σ = sigma_fx / 2^sigma_bits
   unsigned sigma_bits = 0;
-  unsigned paillier_bits = 2048;  // Paillier modulus size (≥ 640)
+  unsigned paillier_bits = 2048;  // Paillier modulus size (≥ 672: one 668-bit reply slot)
   // f ∈ [8, 24], members ∈ [2, 32]; σ rounded to 2^-16 unless 1. F = f + guard (guard ∈ [4, 12];
   // 8 keeps the masked-sum truncation error below 1/2 ulp of η for c ≤ 10, docs §3).
   static HiddenParams make(unsigned f, std::size_t members, double sigma = 1.0, unsigned guard = 8);
@@ -68,7 +72,7 @@ struct HiddenParams {
 
 // Steps of the protocol, used to name where a member deviated.
 enum class Step : std::uint8_t {
-  kTripleCiphertext = 1,  // encrypted its own share inconsistently with its commitment
+  kTripleCiphertext = 1,  // encrypted its own share inconsistently with its commitment (proof)
   kTripleReply,           // a wrong homomorphic reply to another member
   kTripleCommit,          // committed to a product share that is not what it computed
   kSacrificeOpening,      // a share opened in the sacrifice check does not match its commitment
@@ -76,6 +80,7 @@ enum class Step : std::uint8_t {
   kBitOpening,            // wrong share when opening u² for a random bit
   kMulOpening,            // wrong share when opening d = x − a or e = y − b
   kTruncOpening,          // wrong share when opening the masked value of a truncation
+  kCiphertextRange,       // its ciphertext proof does not show a small plaintext (|a_i| ≥ 2^373)
 };
 [[nodiscard]] const char* step_name(Step s) noexcept;
 

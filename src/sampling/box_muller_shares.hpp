@@ -54,10 +54,10 @@ std::pair<ValT<E>, ValT<E>> box_muller_shares(E& e, const HiddenParams& p) {
   // Bits of X1 (m + 1 bits): x_0 = 1, x_{i+1} = b1_i; of X1' = 2^(m+1) − X1: x'_0 = 1,
   // x'_{i+1} = 1 − b1_i. Prefix ORs from the top give the one-hot leading position.
   auto one_hot = [&](bool complement) {
-    std::vector<V> x(m + 1);
-    x[0] = e.constant(1);
-    for (unsigned i = 0; i < m; ++i)
-      x[i + 1] = complement ? e.add_const(e.mul_const(b1[i], -1), 1) : b1[i];
+    std::vector<V> x;
+    x.reserve(m + 1);
+    x.push_back(e.constant(1));
+    for (unsigned i = 0; i < m; ++i) x.push_back(complement ? e.add_const(e.mul_const(b1[i], -1), 1) : b1[i]);
     std::vector<V> pre(m + 2);
     pre[m + 1] = e.constant(0);
     pre[m] = x[m];

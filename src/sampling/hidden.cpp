@@ -16,6 +16,7 @@
 #include "gopa/pedersen.hpp"
 #include "gopa/sampling.hpp"
 #include "gopa/sampling/paillier.hpp"
+#include "gopa/sampling/paillier_proofs.hpp"
 #include "gopa/sigma/range.hpp"
 #include "gopa/transcript.hpp"
 
@@ -25,7 +26,9 @@ namespace {
 using detail::p2;
 __extension__ typedef unsigned __int128 u128;
 
-constexpr unsigned kMaskBits = 506 + 40;  // Paillier reply masks: a·b < 2^506, 40 bits of hiding
+// Paillier reply masks: they must hide a·b for every plaintext the ciphertext proof admits,
+// |a| < 2^373 (EncProofParams::kBoundBits), times b < 2^253, with 40 bits of statistical hiding.
+constexpr unsigned kMaskBits = EncProofParams::kBoundBits + EncProofParams::kPlainBits + 40;
 constexpr char kGens[] = "gopa";
 
 Scalar scalar_of(i128 v) {
@@ -93,6 +96,7 @@ class VerifyTimer {
 struct TripleGroup {
   std::vector<std::size_t> triples;                      // indices into the generated triples
   std::vector<std::vector<BigInt>> ct, alpha;            // [slot][i]: Enc_i(a_i·2^(slot·W)), public
+  std::vector<std::vector<EncProof>> proof;              // [slot][i]: ct encrypts committed a_i
   std::vector<std::vector<BigInt>> reply, beta;          // [i][j]: from replier j to i (public)
   std::vector<std::vector<std::vector<BigInt>>> r;       // [slot][i][j]: j's mask (private to j)
 };
@@ -190,8 +194,10 @@ class Committee {
     out_.cost.bytes = bytes_;
     // Every member verifies the public messages: count the verification c times.
     const double extra = static_cast<double>(c_ - 1) * verify_seconds_;
-    out_.cost.seconds_verify = verify_seconds_;
+    out_.cost.seconds_verify = verify_seconds_ + ct_verify_seconds_;
     out_.cost.seconds_preprocessing += extra * pre_verify_share();
+    // A ciphertext proof is checked by the c − 1 other members (measured once above).
+    out_.cost.seconds_preprocessing += static_cast<double>(c_ - 2) * ct_verify_seconds_;
     out_.cost.seconds_online += extra * (1 - pre_verify_share());
     return std::move(out_);
   }
@@ -435,6 +441,7 @@ class Committee {
 
   std::size_t slots() const {
     const std::size_t nb = keys_[0]->pub().n_bits();
+    GOPA_CHECK(nb >= kSlotBits + 2, "Paillier modulus holds one reply slot (paillier_bits >= 672)");
     return std::max<std::size_t>(1, (nb - 2) / kSlotBits);
   }
 
@@ -460,6 +467,7 @@ class Committee {
       }
       g.ct.assign(kk, std::vector<BigInt>(c_));
       g.alpha.assign(kk, std::vector<BigInt>(c_));
+      g.proof.assign(kk, std::vector<EncProof>(c_));
       g.reply.assign(c_, std::vector<BigInt>(c_));
       g.beta.assign(c_, std::vector<BigInt>(c_));
       g.r.assign(kk, std::vector<std::vector<BigInt>>(c_, std::vector<BigInt>(c_)));
@@ -477,13 +485,33 @@ class Committee {
           }
           if (square && i + 1 == c_) continue;  // the last member only answers
           g.alpha[k][i] = BigInt::random_bits(PaillierKey::kAlphaBits, rng_);
-          Scalar a = sh_[i][ids[0]].declassify();
-          if (cheat_now(i, Step::kTripleCiphertext)) a += Scalar::one();
-          g.ct[k][i] = keys_[i]->pub().encrypt(slot_shift(BigInt::from_scalar(a), k), g.alpha[k][i]);
+          // Deviations: encrypt a_i + 1 (not the committed value), or a_i + ℓ·2^200 (the
+          // committed value mod ℓ, but out of range), each with the prover's best effort.
+          BigInt a = BigInt::from_secret(sh_[i][ids[0]]);
+          const bool wrong = cheat_now(i, Step::kTripleCiphertext);
+          const bool big = cheat_now(i, Step::kCiphertextRange);
+          if (wrong) a = BigInt::from_scalar(sh_[i][ids[0]].declassify() + Scalar::one());
+          if (big) {
+            BigInt t = BigInt::from_scalar(-Scalar::one());
+            mpz_add_ui(t.get(), t.get(), 1);  // ℓ
+            mpz_mul_2exp(t.get(), t.get(), 200);
+            mpz_add(a.get(), a.get(), t.get());
+          }
+          g.ct[k][i] = keys_[i]->pub().encrypt(slot_shift(a, k), g.alpha[k][i]);
           publish_ct(*keys_[i], g.ct[k][i]);
+          // Proof that the ciphertext encrypts the committed a_i (times the slot shift) and
+          // that a_i is small (docs/sampling.md §2, Ciphertext proofs).
+          EncStatement st{&keys_[i]->pub(), g.ct[k][i], C_[ids[0]][i],
+                          static_cast<unsigned>(k * kSlotBits)};
+          Transcript tp = ct_transcript(i, square, first + k, st);
+          g.proof[k][i] = big ? detail::prove_enc_unchecked(tp, st, a, g.alpha[k][i], bl_[i][ids[0]],
+                                                            *gens_, rng_)
+                              : prove_enc(tp, st, a, g.alpha[k][i], bl_[i][ids[0]], *gens_, rng_);
+          bytes_ += EncProof::encoded_bytes(keys_[i]->pub());
         }
         tri[first + k] = ids;
       }
+      verify_ciphertexts(g, tri, first, square);
       // j answers i with Enc_i(Σ_slot (a_i·b_j + r_ij)·2^(slot·W)); i keeps a_i·b_j + r_ij per
       // slot, j keeps −r_ij.
       for (std::size_t i = 0; i < c_; ++i)
@@ -498,7 +526,7 @@ class Committee {
             mpz_add(masks.get(), masks.get(), slot_shift(g.r[k][i][j], k).get());
             Scalar b = sh_[j][tri[first + k][1]].declassify();
             if (cheat && k == 0) b += Scalar::one();
-            BigInt term = pk.mul_plain(g.ct[k][i], BigInt::from_scalar(b));
+            BigInt term = pk.mul_plain_secret(g.ct[k][i], BigInt::from_scalar(b), EncProofParams::kPlainBits);
             acc = k == 0 ? term : pk.add(acc, term);
           }
           g.beta[i][j] = BigInt::random_bits(PaillierKey::kAlphaBits, rng_);
@@ -597,6 +625,68 @@ class Committee {
     mpz_fdiv_q_2exp(r.get(), v.get(), static_cast<mp_bitcnt_t>(slot * kSlotBits));
     mpz_fdiv_r_2exp(r.get(), r.get(), kSlotBits);
     return r;
+  }
+
+  // The transcript of member i's ciphertext proof for the triple (or square pair) `index` of
+  // this attempt: application, member, context, then the statement.
+  Transcript ct_transcript(std::size_t i, bool square, std::size_t index, const EncStatement& st) const {
+    Transcript t("gopa/hidden-sample v1");
+    t.domain_separator("gopa/hidden/ciphertext v1");
+    t.append_message("params", p_.name());
+    t.append_u64("member", ids_[i]);
+    t.append_message("context", square ? "square pair" : "triple");
+    t.append_u64("index", index);
+    append_enc_statement(t, st);
+    return t;
+  }
+
+  // Every member checks every other member's ciphertext proofs of a group before replying: the
+  // Paillier equations and ranges one by one, the commitment equations in one MSM (member by
+  // member on failure). The first failing proof names its sender.
+  void verify_ciphertexts(const TripleGroup& g, const std::vector<std::array<Val, 3>>& tri,
+                          std::size_t first, bool square) {
+    VerifyTimer vt(ct_verify_seconds_);
+    const std::size_t kk = g.triples.size();
+    auto statement = [&](std::size_t k, std::size_t i) {
+      return EncStatement{&keys_[i]->pub(), g.ct[k][i], C_[tri[first + k][0]][i],
+                          static_cast<unsigned>(k * kSlotBits)};
+    };
+    auto blame = [&](std::size_t i, EncCheck r) {
+      fault(ids_[i], r == EncCheck::kRange ? Step::kCiphertextRange : Step::kTripleCiphertext,
+            "member " + std::to_string(ids_[i]) + ": ciphertext proof rejected (" +
+                enc_check_name(r) + ")");
+    };
+    CommitmentBatch batch;
+    for (std::size_t k = 0; k < kk; ++k)
+      for (std::size_t i = 0; i < c_; ++i) {
+        if (square && i + 1 == c_) continue;
+        const EncStatement st = statement(k, i);
+        Transcript t = ct_transcript(i, square, first + k, st);
+        const EncCheck r = verify_enc(t, st, g.proof[k][i], *gens_, &batch, rng_);
+        if (r != EncCheck::kOk) blame(i, r);
+      }
+    if (!batch.holds(*gens_)) {
+      for (std::size_t k = 0; k < kk; ++k)
+        for (std::size_t i = 0; i < c_; ++i) {
+          if (square && i + 1 == c_) continue;
+          const EncStatement st = statement(k, i);
+          Transcript t = ct_transcript(i, square, first + k, st);
+          const EncCheck r = verify_enc(t, st, g.proof[k][i], *gens_, nullptr, rng_);
+          if (r != EncCheck::kOk) blame(i, r);
+        }
+      GOPA_CHECK(false, "the batch of ciphertext proofs failed but every proof verifies");
+    }
+    // Accepted proofs go on the board (bound by the sacrifice challenge).
+    for (std::size_t k = 0; k < kk; ++k)
+      for (std::size_t i = 0; i < c_; ++i) {
+        if (square && i + 1 == c_) continue;
+        const EncProof& pr = g.proof[k][i];
+        board_.append_message("ct proof T_C", pr.tc.to_bytes(keys_[i]->pub().ciphertext_bytes()));
+        board_.append_point("ct proof T_A", pr.ta);
+        board_.append_message("ct proof z", pr.z.to_bytes(48));
+        board_.append_message("ct proof nu", pr.nu.to_bytes(48));
+        board_.append_scalar("ct proof z_r", pr.zr);
+      }
   }
 
   void publish_ct(const PaillierKey& k, const BigInt& ct) {
@@ -831,7 +921,7 @@ class Committee {
   unsigned seed_calls_ = 0;
 
   std::size_t bytes_ = 0;
-  double verify_seconds_ = 0, pre_verify_ = 0;
+  double verify_seconds_ = 0, pre_verify_ = 0, ct_verify_seconds_ = 0;
   HiddenOutput out_;
 };
 
@@ -882,6 +972,7 @@ const char* step_name(Step s) noexcept {
     case Step::kBitOpening: return "bit-opening";
     case Step::kMulOpening: return "mul-opening";
     case Step::kTruncOpening: return "trunc-opening";
+    case Step::kCiphertextRange: return "ciphertext-range";
   }
   return "unknown";
 }

@@ -99,29 +99,30 @@ bool BigInt::operator==(const BigInt& o) const { return mpz_cmp(v_, o.v_) == 0; 
 PaillierPublic::PaillierPublic(BigInt n, BigInt h) : n_(std::move(n)), h_(std::move(h)) {
   mpz_mul(n2_.get(), n_.get(), n_.get());
   mpz_powm(hn_.get(), h_.get(), n_.get(), n2_.get());
-  // 64 windows of 4 bits: 64·15 entries (public data).
+  // kExpBits/8 windows of 8 bits, 255 entries each (public data; 6 MB for a 2048-bit N):
+  // hN^alpha costs kExpBits/8 multiplications mod N².
   BigInt base = hn_;
-  table_.resize(PaillierKey::kAlphaBits / 4);
+  table_.resize(kExpBits / kWindow);
   for (auto& row : table_) {
-    row.resize(16);
+    row.resize(std::size_t{1} << kWindow);
     row[0] = BigInt(1);
-    for (std::size_t d = 1; d < 16; ++d) {
+    row[1] = base;
+    for (std::size_t d = 2; d < row.size(); ++d) {
       mpz_mul(row[d].get(), row[d - 1].get(), base.get());
       mpz_mod(row[d].get(), row[d].get(), n2_.get());
     }
-    mpz_mul(base.get(), row[15].get(), base.get());
+    mpz_mul(base.get(), row.back().get(), base.get());
     mpz_mod(base.get(), base.get(), n2_.get());
   }
 }
 
 BigInt PaillierPublic::hn_pow(const BigInt& alpha) const {
-  GOPA_CHECK(alpha.bits() <= PaillierKey::kAlphaBits, "encryption randomness of 256 bits");
+  GOPA_CHECK(mpz_sgn(alpha.get()) >= 0 && alpha.bits() <= kExpBits, "exponent of h^N within the table");
   BigInt acc(1);
   for (std::size_t i = 0; i < table_.size(); ++i) {
-    const auto d = static_cast<std::size_t>(mpz_tstbit(alpha.get(), 4 * i) |
-                                            (mpz_tstbit(alpha.get(), 4 * i + 1) << 1) |
-                                            (mpz_tstbit(alpha.get(), 4 * i + 2) << 2) |
-                                            (mpz_tstbit(alpha.get(), 4 * i + 3) << 3));
+    std::size_t d = 0;
+    for (unsigned b = 0; b < kWindow; ++b)
+      d |= static_cast<std::size_t>(mpz_tstbit(alpha.get(), kWindow * i + b)) << b;
     if (d == 0) continue;
     mpz_mul(acc.get(), acc.get(), table_[i][d].get());
     mpz_mod(acc.get(), acc.get(), n2_.get());
@@ -150,6 +151,14 @@ BigInt PaillierPublic::add(const BigInt& c1, const BigInt& c2) const {
 BigInt PaillierPublic::mul_plain(const BigInt& c, const BigInt& k) const {
   BigInt r;
   mpz_powm(r.get(), c.get(), k.get(), n2_.get());
+  return r;
+}
+
+BigInt PaillierPublic::mul_plain_secret(const BigInt& c, const BigInt& k, unsigned k_bits) const {
+  GOPA_CHECK(mpz_sgn(k.get()) >= 0 && k.bits() <= k_bits, "secret exponent within its size");
+  // mpz_powm_sec needs an exponent > 0; k = 0 has probability 2^-252 for a random share.
+  BigInt r(1);
+  if (mpz_sgn(k.get()) > 0) mpz_powm_sec(r.get(), c.get(), k.get(), n2_.get());
   return r;
 }
 

@@ -15,9 +15,10 @@ using namespace gopa::sampling;
 namespace {
 
 HiddenParams small_params(std::size_t c, unsigned f = 8) {
-  // Small and fast: 4 guard bits (F = 12), 640-bit Paillier moduli (insecure, tests only).
+  // Small and fast: 4 guard bits (F = 12), 704-bit Paillier moduli (insecure, tests only;
+  // one 668-bit reply slot).
   HiddenParams p = HiddenParams::make(f, c, 1.0, 4);
-  p.paillier_bits = 640;
+  p.paillier_bits = 704;
   return p;
 }
 
@@ -189,4 +190,37 @@ TEST_CASE("hidden: samples are standard normal (KS, reference semantics)", "[sam
   }
   // 1% critical value 1.63/√n.
   CHECK(d < 1.63 / std::sqrt(n));
+}
+
+TEST_CASE("hidden: a ciphertext that is not the committed value or not small is named at its proof",
+          "[sampling][hidden][abort]") {
+  const HiddenParams p = small_params(3);
+  const Cost counts = hidden_box_muller_counts(p);
+  const std::size_t muls = counts.triples - counts.random_bits;
+  struct Case {
+    Step step;
+    std::size_t member, occurrence;
+  };
+  // Occurrence 2·muls is the first square pair (member 2 of 3 does not encrypt there).
+  const Case cases[] = {{Step::kCiphertextRange, 1, 0}, {Step::kCiphertextRange, 2, 5},
+                        {Step::kCiphertextRange, 0, 2 * muls}, {Step::kTripleCiphertext, 2, 3},
+                        {Step::kTripleCiphertext, 1, 2 * muls}};
+  std::uint64_t seed = 70;
+  for (const Case& c : cases) {
+    DeterministicRng rng(seed++);
+    Attempt a = hidden_box_muller_attempt(p, {0, 1, 2}, {Cheat{c.member, c.step, c.occurrence}}, rng);
+    CHECK_FALSE(a.output.has_value());
+    REQUIRE(a.blame.has_value());
+    CHECK(a.blame->member == c.member);
+    CHECK(a.blame->step == c.step);
+    CHECK(a.blame->why.find("ciphertext proof") != std::string::npos);
+  }
+  // The committee restarts without the out-of-range member; nobody honest is blamed.
+  DeterministicRng rng(80);
+  HiddenRun run = run_hidden_box_muller(p, {Cheat{1, Step::kCiphertextRange, 4}}, rng);
+  REQUIRE(run.blamed.size() == 1);
+  CHECK(run.blamed[0].member == 1);
+  CHECK(run.blamed[0].step == Step::kCiphertextRange);
+  REQUIRE(run.ok());
+  CHECK(run.output->samples[0].members == std::vector<std::size_t>{0, 2});
 }

@@ -33,3 +33,14 @@ TEST_CASE("paillier: BigInt scalar round trip", "[sampling][paillier]") {
     CHECK(BigInt::from_scalar(s).to_scalar() == s);
   }
 }
+
+TEST_CASE("paillier: constant-time plaintext multiplication agrees", "[sampling][paillier]") {
+  DeterministicRng rng(9);
+  PaillierKey k = PaillierKey::generate(640, rng);
+  const BigInt c = k.pub().encrypt(BigInt::random_bits(200, rng), BigInt::random_bits(256, rng));
+  for (unsigned bits : {1U, 64U, 253U}) {
+    const BigInt b = BigInt::random_bits(bits, rng);
+    CHECK(k.pub().mul_plain_secret(c, b, 253) == k.pub().mul_plain(c, b));
+  }
+  CHECK(k.pub().mul_plain_secret(c, BigInt(0), 253) == BigInt(1));
+}

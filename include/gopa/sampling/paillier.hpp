@@ -9,7 +9,8 @@
 // Randomness: h^N is fixed per key and alpha is 256 bits (short-exponent variant, as in
 // Damgård–Jurik–Nielsen); the randomness alpha of a ciphertext can be revealed to prove its
 // plaintext (used when a sacrificed triple's generation is opened for blame).
-// Security notes: 2048-bit moduli give about 112-bit security; 640-bit moduli are for tests.
+// Security notes: 2048-bit moduli give about 112-bit security; 640- and 704-bit moduli are for tests
+// (the committee needs ≥ 672 bits for one reply slot).
 // Variable time (GMP): keys are long-lived member secrets, but the timing of decryption only
 // depends on the ciphertext, which is public.
 #pragma once
@@ -60,10 +61,15 @@ class PaillierPublic {
  public:
   PaillierPublic() = default;
   PaillierPublic(BigInt n, BigInt h);
-  // Enc(m; alpha) = (1 + m·N)·hN^alpha mod N², m < N, alpha < 2^256.
+  // Enc(m; alpha) = (1 + m·N)·hN^alpha mod N², m ≥ 0 (taken mod N), alpha < 2^kExpBits
+  // (2^256 for ciphertexts; the larger exponents are the masked randomness of proofs).
   [[nodiscard]] BigInt encrypt(const BigInt& m, const BigInt& alpha) const;
+  static constexpr unsigned kExpBits = 384;
   [[nodiscard]] BigInt add(const BigInt& c1, const BigInt& c2) const;
   [[nodiscard]] BigInt mul_plain(const BigInt& c, const BigInt& k) const;
+  // c^k with a secret k ≥ 0 (GMP mpz_powm_sec: time independent of k's bits, for a fixed size).
+  [[nodiscard]] BigInt mul_plain_secret(const BigInt& c, const BigInt& k, unsigned k_bits) const;
+  [[nodiscard]] const BigInt& n2() const noexcept { return n2_; }
   // A ciphertext is well formed: 0 < c < N².
   [[nodiscard]] bool valid(const BigInt& c) const;
   [[nodiscard]] const BigInt& n() const noexcept { return n_; }
@@ -71,7 +77,8 @@ class PaillierPublic {
   [[nodiscard]] std::size_t ciphertext_bytes() const { return (2 * n_bits() + 7) / 8; }
 
  private:
-  // hN^alpha with a fixed-base table: table_[i][d] = hN^(d·16^i), alpha < 2^256.
+  // hN^alpha with a fixed-base table: table_[i][d] = hN^(d·256^i), alpha < 2^kExpBits.
+  static constexpr unsigned kWindow = 8;
   [[nodiscard]] BigInt hn_pow(const BigInt& alpha) const;
   BigInt n_, n2_, h_, hn_;
   std::vector<std::vector<BigInt>> table_;
