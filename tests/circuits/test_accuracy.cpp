@@ -140,20 +140,28 @@ TEST_CASE("fx_ln_rel within (2|ln x| + 0.1)·2^-F of MPFR", "[circuits][accuracy
   }
 }
 
+namespace {
+// Inputs u of cos/sin(2πu/2^F): the quadrant and octant edges and random points.
+std::vector<i128> cos_sin_inputs(unsigned F, gopa::Rng& rng) {
+  std::vector<i128> us;
+  for (i128 q = 0; q < 8; ++q) {
+    us.push_back(q * pow2(F - 3));
+    us.push_back(q * pow2(F - 3) + 1);
+    if (q > 0) us.push_back(q * pow2(F - 3) - 1);
+  }
+  us.push_back(pow2(F) - 1);
+  for (int i = 0; i < 3000 / test::kScale; ++i) us.push_back(draw(rng, 0, pow2(F) - 1));
+  return us;
+}
+}  // namespace
+
 TEST_CASE("fx_cos_sin_2pi_wide within 1.5 ulps of MPFR", "[circuits][accuracy]") {
   gopa::DeterministicRng rng(18);
   for (unsigned F : kPrecisions) {
     const PolyTable& t = cos2pi_table(F);
     const long double scale = std::ldexp(1.0L, static_cast<int>(cos_sin_wide_bits(F) - F));
     double worst = 0;
-    std::vector<i128> us;
-    for (i128 q = 0; q < 8; ++q) {  // quadrant and octant edges
-      us.push_back(q * pow2(F - 3));
-      us.push_back(q * pow2(F - 3) + 1);
-      if (q > 0) us.push_back(q * pow2(F - 3) - 1);
-    }
-    us.push_back(pow2(F) - 1);
-    for (int i = 0; i < 3000 / test::kScale; ++i) us.push_back(draw(rng, 0, pow2(F) - 1));
+    const std::vector<i128> us = cos_sin_inputs(F, rng);
     for (i128 u : us) {
       ClearBuilder b;
       auto [c, s] = fx_cos_sin_2pi_wide(b, u, t);
@@ -172,14 +180,7 @@ TEST_CASE("fx_cos_sin_2pi within 3 ulps of MPFR", "[circuits][accuracy]") {
   for (unsigned F : kPrecisions) {
     const PolyTable& t = cos2pi_table(F);
     double worst = 0;
-    std::vector<i128> us;
-    for (i128 q = 0; q < 8; ++q) {  // quadrant and octant edges
-      us.push_back(q * pow2(F - 3));
-      us.push_back(q * pow2(F - 3) + 1);
-      if (q > 0) us.push_back(q * pow2(F - 3) - 1);
-    }
-    us.push_back(pow2(F) - 1);
-    for (int i = 0; i < 3000 / test::kScale; ++i) us.push_back(draw(rng, 0, pow2(F) - 1));
+    const std::vector<i128> us = cos_sin_inputs(F, rng);
     for (i128 u : us) {
       ClearBuilder b;
       auto [c, s] = fx_cos_sin_2pi(b, u, t);
