@@ -28,6 +28,10 @@ gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
   if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
     throw UsageError("--input-max: must be in (0, 65536)");
   }
+  if (a.parties > gp::SessionParams::kMaxParties) {
+    throw UsageError("--parties: at most " + std::to_string(gp::SessionParams::kMaxParties) +
+                     " in this protocol version (the setup entry carries the whole roster in one board entry)");
+  }
   gp::SessionParams p = gp::SessionParams::defaults(a.parties, a.dim);
   p.input_bits = 32;
   p.frac_bits = 16;

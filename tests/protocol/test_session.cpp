@@ -3,7 +3,9 @@
 #include <set>
 
 #include "gopa/pedersen.hpp"
+#include "gopa/bulletin/entry.hpp"
 #include "gopa/protocol/edges.hpp"
+#include "gopa/protocol/messages.hpp"
 #include "gopa/protocol/session.hpp"
 
 using namespace gopa::protocol;
@@ -63,7 +65,10 @@ TEST_CASE("Session parameters: validation names the bad parameter", "[protocol][
   q = p; q.noise_bits = 20; q.frac_bits = 16; expect_bad(q, "noise_bits");  // 2^4 < 40σ
   q = p; q.parties = 1u << 24; q.neighbors = 20; q.input_bits = 64; q.noise_bits = 62;
   q.frac_bits = 16;
-  CHECK_FALSE(q.validate().has_value());  // 2^24 · 41 · 2^62 ≈ 2^91.4 < ℓ/2: fits comfortably
+  CHECK(q.sums_fit(2 * q.neighbors));  // 2^24 · 41 · 2^62 ≈ 2^91.4 < ℓ/2: fits comfortably
+  expect_bad(q, "parties");             // but one setup entry holds at most kMaxParties roster keys
+  q.parties = SessionParams::kMaxParties;
+  CHECK_FALSE(q.validate().has_value());
 }
 
 TEST_CASE("Signed fixed-point values round-trip through Z_ℓ", "[protocol][session]") {
@@ -155,4 +160,31 @@ TEST_CASE("Pairwise noise cancels on the commitments and looks Gaussian", "[prot
   gopa::Bytes32 other = sid;
   other[0] ^= 1;
   CHECK(derive_edge_noise(seed, other, 1, 4, p).delta != z.delta);
+}
+
+TEST_CASE("Sessions fit the board's entry limit: roster size and dimension are bounded", "[protocol][session]") {
+  gopa::protocol::SessionParams p = gopa::protocol::SessionParams::defaults(gopa::protocol::SessionParams::kMaxParties, 1);
+  p.neighbors = 2;
+  p.sigma_eta = 1;
+  p.sigma_delta = 10;
+  REQUIRE_FALSE(p.validate().has_value());
+  gopa::protocol::SetupMessage setup{p, {}};
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    gopa::protocol::RosterEntry e;
+    e.sign_key[0] = static_cast<std::uint8_t>(u);
+    e.sign_key[1] = static_cast<std::uint8_t>(u >> 8);
+    e.box_key = e.sign_key;
+    e.box_key[31] = 1;
+    setup.roster.push_back(e);
+  }
+  CHECK(setup.encode().size() <= gopa::bulletin::kMaxInlinePayload);
+  p.parties += 1;
+  auto why = p.validate();
+  REQUIRE(why.has_value());
+  CHECK(why->find("parties") == 0);
+  p.parties = 100;
+  p.dim = 4096;
+  why = p.validate();
+  REQUIRE(why.has_value());
+  CHECK(why->find("dim") == 0);
 }
