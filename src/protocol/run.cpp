@@ -336,6 +336,19 @@ class CoordinatorPoster {
   std::uint64_t sequence_ = 0;
 };
 
+// The combined commitment C_x + Σ C_uv + 2^shift·C_η of coordinate j, from a commit message.
+Point combined_commitment(const CommitMessage& m, const SessionParams& p, std::uint32_t j) {
+  Point c = m.inputs[j] + noise_term(m, p, j);
+  for (std::size_t i = 0; i < m.neighbours.size(); ++i) c += m.edge_terms[i * p.dim + j];
+  return c;
+}
+
+// Bytes of one party's proofs on the board: range proof, noise proof with its sample
+// commitments, output proof.
+std::size_t proof_bytes(const CommitMessage& c) {
+  return c.range_proof.size() + c.noise_proof.size() + 32 * c.noise.size() + OutputProof::kSize;
+}
+
 // One simulated party: honest unless given a cheat.
 class Party {
  public:
@@ -493,19 +506,15 @@ class Party {
       Scalar x = Scalar::from_u64(input_[j]) + scalar_from_signed(eta_[j]);
       if (j == 0) x += input_shift_;
       SecretScalar r = input_blind_[j] + eta_blind_[j];
-      Point c = mine.inputs[j] + noise_term(mine, p, j);
-      std::size_t i = 0;
       for (const auto& [v, z] : edges_) {
         const auto d = terms_for(z, index_, v);
         x += scalar_from_signed(d[j]);
         if (j == 0 && cancel_shift_ && cancel_shift_->first == v) x += scalar_from_signed(cancel_shift_->second);
         if (index_ < v) r += z.blind[j];
         else r -= z.blind[j];
-        c += mine.edge_terms[i * p.dim + j];
-        ++i;
       }
       m.xhat.push_back(x);
-      combined.push_back(c);
+      combined.push_back(combined_commitment(mine, p, j));
       blind.push_back(std::move(r));
     }
     Transcript t = party_transcript(sid, index_, "output");
@@ -531,13 +540,6 @@ class Party {
   Scalar input_shift_;
   std::optional<std::pair<std::uint32_t, std::int64_t>> cancel_shift_;
 };
-
-// The combined commitment C_x + Σ C_uv + 2^shift·C_η of coordinate j, from a commit message.
-Point combined_commitment(const CommitMessage& m, const SessionParams& p, std::uint32_t j) {
-  Point c = m.inputs[j] + noise_term(m, p, j);
-  for (std::size_t i = 0; i < m.neighbours.size(); ++i) c += m.edge_terms[i * p.dim + j];
-  return c;
-}
 
 // Position of w in u's neighbour list, if there.
 std::optional<std::size_t> slot_of(const CommitMessage& m, std::uint32_t w) {
@@ -1094,7 +1096,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   round.clear();
   for (const auto& c : commits) {
     if (c) {
-      report.proof_bytes_per_party = c->range_proof.size() + c->noise_proof.size() + 32 * c->noise.size() + OutputProof::kSize;
+      report.proof_bytes_per_party = proof_bytes(*c);
       break;
     }
   }
@@ -1425,7 +1427,7 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   report.excluded = verdict.bad;
   report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
   for (const auto& [u, c] : view.value().commits) {
-    report.proof_bytes_per_party = c.range_proof.size() + c.noise_proof.size() + 32 * c.noise.size() + OutputProof::kSize;
+    report.proof_bytes_per_party = proof_bytes(c);
     break;
   }
   report.board_entries = view.value().entries + 1;
