@@ -30,7 +30,7 @@ gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
   }
   if (a.parties > gp::SessionParams::kMaxParties) {
     throw UsageError("--parties: at most " + std::to_string(gp::SessionParams::kMaxParties) +
-                     " in this protocol version (the setup entry carries the whole roster in one board entry)");
+                     " in this protocol version");
   }
   gp::SessionParams p = gp::SessionParams::defaults(a.parties, a.dim);
   p.input_bits = 32;

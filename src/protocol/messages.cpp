@@ -106,18 +106,67 @@ std::optional<T> done(Reader& r, T value) {
 
 // ---------------------------------------------------------------- setup
 
-Bytes SetupMessage::encode() const {
-  Writer w(kMessageVersion);
-  w.bytes(params.encode());
-  w.u32(static_cast<std::uint32_t>(roster.size()));
-  for (const auto& e : roster) {
+namespace {
+
+void write_keys(Writer& w, std::span<const RosterEntry> keys) {
+  for (const auto& e : keys) {
     w.bytes(e.sign_key);
     w.bytes(e.box_key);
   }
+}
+
+// Reads `count` roster keys; the caller has checked that exactly 64·count bytes remain.
+std::vector<RosterEntry> read_keys(Reader& r, std::uint32_t count) {
+  std::vector<RosterEntry> out(count);
+  for (auto& e : out) {
+    auto s = r.bytes(32, "signing key");
+    auto b = r.bytes(32, "box key");
+    if (!r.ok()) return {};
+    std::copy(s.begin(), s.end(), e.sign_key.begin());
+    std::copy(b.begin(), b.end(), e.box_key.begin());
+  }
+  return out;
+}
+
+// A chunk's key count and length: 1..kRosterChunk keys, exactly 64 bytes each, nothing after.
+bool read_key_count(Reader& r, std::uint32_t& count) {
+  count = r.u32("key count");
+  if (!r.ok()) return false;
+  if (count < 1 || count > kRosterChunk) return r.fail("a roster chunk holds 1.." + std::to_string(kRosterChunk) + " keys");
+  if (r.remaining() != static_cast<std::size_t>(count) * 64) return r.fail("roster chunk length does not match its key count");
+  return true;
+}
+
+}  // namespace
+
+Key32 roster_digest(std::span<const RosterEntry> roster) {
+  static constexpr std::string_view kDomain = "gopa/roster/v1";
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+  const auto n = static_cast<std::uint32_t>(roster.size());
+  const std::uint8_t be[4] = {static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
+                              static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
+  crypto_hash_sha256_update(&st, be, sizeof be);
+  for (const auto& e : roster) {
+    crypto_hash_sha256_update(&st, e.sign_key.data(), e.sign_key.size());
+    crypto_hash_sha256_update(&st, e.box_key.data(), e.box_key.size());
+  }
+  Key32 h{};
+  crypto_hash_sha256_final(&st, h.data());
+  return h;
+}
+
+Bytes SetupHead::encode() const {
+  Writer w(kMessageVersion);
+  w.bytes(params.encode());
+  w.bytes(digest);
+  w.u32(static_cast<std::uint32_t>(first.size()));
+  write_keys(w, first);
   return w.take();
 }
 
-std::optional<SetupMessage> SetupMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
+std::optional<SetupHead> SetupHead::decode(std::span<const std::uint8_t> in, std::string* why) {
   Reader r(in, why);
   if (!r.version()) return std::nullopt;
   const auto pbytes = r.bytes(54, "session parameters");
@@ -128,30 +177,78 @@ std::optional<SetupMessage> SetupMessage::decode(std::span<const std::uint8_t> i
     r.fail(pwhy);
     return std::nullopt;
   }
-  const std::uint32_t n = r.u32("roster size");
-  if (r.ok() && n != params->parties) {
-    r.fail("roster size differs from the number of parties");
+  SetupHead h{*params, {}, {}};
+  const auto d = r.bytes(32, "roster digest");
+  if (!r.ok()) return std::nullopt;
+  std::copy(d.begin(), d.end(), h.digest.begin());
+  std::uint32_t count = 0;
+  if (!read_key_count(r, count)) return std::nullopt;
+  if (count > params->parties) {
+    r.fail("the first roster chunk holds more keys than there are parties");
     return std::nullopt;
   }
-  if (r.ok() && r.remaining() != static_cast<std::size_t>(n) * 64) {
-    r.fail("roster length does not match its size");
-    return std::nullopt;
+  h.first = read_keys(r, count);
+  return done(r, std::move(h));
+}
+
+Bytes RosterChunk::encode() const {
+  Writer w(kMessageVersion);
+  w.u32(first);
+  w.u32(static_cast<std::uint32_t>(keys.size()));
+  write_keys(w, keys);
+  return w.take();
+}
+
+std::optional<RosterChunk> RosterChunk::decode(std::span<const std::uint8_t> in, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  RosterChunk c;
+  c.first = r.u32("first index");
+  std::uint32_t count = 0;
+  if (!read_key_count(r, count)) return std::nullopt;
+  c.keys = read_keys(r, count);
+  return done(r, std::move(c));
+}
+
+std::vector<Bytes> SetupMessage::encode_entries() const {
+  std::vector<Bytes> out;
+  const std::span<const RosterEntry> all(roster);
+  const std::size_t head_keys = std::min<std::size_t>(all.size(), kRosterChunk);
+  SetupHead head{params, roster_digest(all), {all.begin(), all.begin() + static_cast<std::ptrdiff_t>(head_keys)}};
+  out.push_back(head.encode());
+  for (std::size_t at = head_keys; at < all.size(); at += kRosterChunk) {
+    const std::size_t end = std::min(all.size(), at + kRosterChunk);
+    RosterChunk c{static_cast<std::uint32_t>(at),
+                  {all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(end)}};
+    out.push_back(c.encode());
   }
-  SetupMessage m{*params, {}};
-  m.roster.resize(n);
-  std::set<Key32> seen_sign, seen_box;
-  for (auto& e : m.roster) {
-    auto s = r.bytes(32, "signing key");
-    auto b = r.bytes(32, "box key");
-    if (!r.ok()) return std::nullopt;
-    std::copy(s.begin(), s.end(), e.sign_key.begin());
-    std::copy(b.begin(), b.end(), e.box_key.begin());
-    if (!seen_sign.insert(e.sign_key).second || !seen_box.insert(e.box_key).second) {
-      r.fail("roster repeats a key");
-      return std::nullopt;
+  return out;
+}
+
+std::optional<SetupMessage> SetupMessage::assemble(const SetupHead& head, std::span<const RosterChunk> chunks,
+                                                   std::string* why) {
+  auto fail = [&](const std::string& m) -> std::optional<SetupMessage> {
+    if (why) *why = m;
+    return std::nullopt;
+  };
+  if (why) why->clear();
+  const std::uint32_t n = head.params.parties;
+  SetupMessage m{head.params, head.first};
+  for (const auto& c : chunks) {
+    if (c.first != m.roster.size()) {
+      return fail("roster chunk starting at " + std::to_string(c.first) + " does not continue the " +
+                  std::to_string(m.roster.size()) + " keys before it");
     }
+    if (c.keys.size() > n - m.roster.size()) return fail("roster chunks hold more keys than there are parties");
+    m.roster.insert(m.roster.end(), c.keys.begin(), c.keys.end());
   }
-  return done(r, std::move(m));
+  if (m.roster.size() < n) return std::nullopt;
+  std::set<Key32> seen_sign, seen_box;
+  for (const auto& e : m.roster) {
+    if (!seen_sign.insert(e.sign_key).second || !seen_box.insert(e.box_key).second) return fail("roster repeats a key");
+  }
+  if (roster_digest(m.roster) != head.digest) return fail("the roster does not match the digest in the setup entry");
+  return m;
 }
 
 // ---------------------------------------------------------------- randomness
@@ -396,10 +493,11 @@ std::optional<MaskedMessage> MaskedMessage::decode(std::span<const std::uint8_t>
 
 // ---------------------------------------------------------------- result
 
-Bytes ResultMessage::encode() const {
+Bytes ResultMessage::encode(std::uint32_t parties) const {
   Writer w(kMessageVersion);
-  w.u32(static_cast<std::uint32_t>(counted.size()));
-  for (auto u : counted) w.u32(u);
+  Bytes bitmap((static_cast<std::size_t>(parties) + 7) / 8, 0);
+  for (auto u : counted) bitmap.at(u / 8) |= static_cast<std::uint8_t>(1u << (u % 8));
+  w.bytes(bitmap);
   for (const auto& s : sum) w.scalar(s);
   return w.take();
 }
@@ -409,19 +507,15 @@ std::optional<ResultMessage> ResultMessage::decode(std::span<const std::uint8_t>
   Reader r(in, why);
   if (!r.version()) return std::nullopt;
   ResultMessage m;
-  const std::uint32_t c = r.u32("count");
-  if (r.ok() && c > parties) {
-    r.fail("more counted parties than parties");
+  const std::size_t len = (static_cast<std::size_t>(parties) + 7) / 8;
+  const auto bitmap = r.bytes(len, "counted parties");
+  if (!r.ok()) return std::nullopt;
+  if (parties % 8 != 0 && (bitmap[len - 1] >> (parties % 8)) != 0) {
+    r.fail("counted-party bitmap marks an index beyond the last party");
     return std::nullopt;
   }
-  if (!r.need(static_cast<std::size_t>(c) * 4, "counted parties")) return std::nullopt;
-  for (std::uint32_t i = 0; i < c; ++i) {
-    const std::uint32_t u = r.u32("counted party");
-    if (u >= parties || (!m.counted.empty() && u <= m.counted.back())) {
-      r.fail("counted parties must be distinct indices in increasing order");
-      return std::nullopt;
-    }
-    m.counted.push_back(u);
+  for (std::uint32_t u = 0; u < parties; ++u) {
+    if ((bitmap[u / 8] >> (u % 8)) & 1u) m.counted.push_back(u);
   }
   if (!r.need(static_cast<std::size_t>(dim) * 32, "sum")) return std::nullopt;
   for (std::uint32_t j = 0; j < dim; ++j) m.sum.push_back(r.scalar("sum"));

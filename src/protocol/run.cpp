@@ -134,7 +134,9 @@ Key32 digest(std::span<const std::uint8_t> bytes) {
 // What the board says, decoded and indexed by party. Only entries signed by the roster key of
 // the party they claim to come from, for the session of the setup entry, are kept.
 struct View {
-  std::optional<SetupMessage> setup;
+  std::optional<SetupMessage> setup;  // once the roster is complete
+  std::optional<SetupHead> head;      // the session_setup entry
+  std::vector<RosterChunk> chunks;    // party_key entries after it, in board order
   Bytes32 sid{};
   PublicKey coordinator{};
   std::map<PublicKey, std::uint32_t> index_of;
@@ -179,25 +181,38 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         continue;
       }
       if (en.type == MessageType::session_setup) {
-        if (v.setup) {
+        if (v.head) {
           v.log_problems.push_back("second session setup ignored");
           continue;
         }
         std::string why;
-        auto s = SetupMessage::decode(en.payload, &why);
-        if (!s) return make_error(Errc::malformed, "session setup: " + why);
-        if (s->params.session_id() != en.session_id) {
+        auto h = SetupHead::decode(en.payload, &why);
+        if (!h) return make_error(Errc::malformed, "session setup: " + why);
+        if (h->params.session_id() != en.session_id) {
           return make_error(Errc::malformed, "session setup: entry's session id is not the parameters' id");
         }
-        v.setup = std::move(*s);
+        v.head = std::move(*h);
         v.sid = en.session_id;
         v.coordinator = en.sender;
-        for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.index_of[v.setup->roster[u].sign_key] = u;
-        v.noise_seeds = noise_seed_count(v.setup->params);
+      } else if (en.type == MessageType::party_key && v.head && !v.setup && en.session_id == v.sid &&
+                 en.sender == v.coordinator) {
+        std::string why;
+        auto c = RosterChunk::decode(en.payload, &why);
+        if (!c) return make_error(Errc::malformed, "roster chunk: " + why);
+        v.chunks.push_back(std::move(*c));
+      } else if (!v.setup || en.session_id != v.sid) {
+        v.log_problems.push_back("entry outside the session ignored");
         continue;
       }
-      if (!v.setup || en.session_id != v.sid) {
-        v.log_problems.push_back("entry outside the session ignored");
+      if (!v.setup) {
+        // The setup completes with the entry that brings the roster to n keys.
+        std::string why;
+        v.setup = SetupMessage::assemble(*v.head, v.chunks, &why);
+        if (!why.empty()) return make_error(Errc::malformed, "session setup: " + why);
+        if (v.setup) {
+          for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.index_of[v.setup->roster[u].sign_key] = u;
+          v.noise_seeds = noise_seed_count(v.setup->params);
+        }
         continue;
       }
       const SessionParams& p = v.setup->params;
@@ -268,7 +283,13 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
       }
     }
   }
-  if (!v.setup) return make_error(Errc::not_found, "the board holds no session setup");
+  if (!v.head) return make_error(Errc::not_found, "the board holds no session setup");
+  if (!v.setup) {
+    std::size_t have = v.head->first.size();
+    for (const auto& c : v.chunks) have += c.keys.size();
+    return make_error(Errc::not_found, "the session setup is incomplete: the board holds " + std::to_string(have) + " of " +
+                                           std::to_string(v.head->params.parties) + " roster keys");
+  }
   return v;
 }
 
@@ -1027,7 +1048,15 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   auto coordinator_post = [&](std::uint32_t round, MessageType type, Bytes payload) {
     return coordinator.post(round, type, std::move(payload));
   };
-  if (auto e = fail_if(coordinator_post(kRoundSetup, MessageType::session_setup, setup.encode()))) return *e;
+  {
+    const auto entries = setup.encode_entries();
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (auto e = fail_if(coordinator_post(kRoundSetup, i == 0 ? MessageType::session_setup : MessageType::party_key,
+                                            entries[i]))) {
+        return *e;
+      }
+    }
+  }
   phase_done("setup");
 
   // Rounds 2–3: joint randomness and noise-seed commitments.
@@ -1193,7 +1222,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   auto view = read_view(board);
   if (!view) return view.error();
   Verdict verdict = judge(view.value(), g, &cache);
-  if (auto e = fail_if(coordinator_post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode()))) {
+  if (auto e = fail_if(coordinator_post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)))) {
     return *e;
   }
   report.counted = verdict.counted;
@@ -1389,7 +1418,14 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     return coordinator.post(round, type, std::move(payload));
   };
   double t0 = now_seconds();
-  if (auto st = post(kRoundSetup, MessageType::session_setup, SetupMessage{p, o.roster}.encode()); !st) return st.error();
+  {
+    const auto entries = SetupMessage{p, o.roster}.encode_entries();
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      if (auto st = post(kRoundSetup, i == 0 ? MessageType::session_setup : MessageType::party_key, entries[i]); !st) {
+        return st.error();
+      }
+    }
+  }
   say(o.log, "setup posted: session " + to_hex(std::span<const std::uint8_t>(sid)).substr(0, 16));
   std::set<std::uint32_t> expected;
   for (std::uint32_t u = 0; u < p.parties; ++u) expected.insert(u);
@@ -1420,7 +1456,7 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   if (!view) return view.error();
   const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(view.value()));
   Verdict verdict = judge(view.value(), g, nullptr);
-  if (auto st = post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode()); !st) {
+  if (auto st = post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)); !st) {
     return st.error();
   }
   report.counted = verdict.counted;

@@ -90,12 +90,11 @@ bool SessionParams::sums_fit(std::uint32_t max_degree) const {
 std::optional<std::string> SessionParams::validate() const {
   if (parties < 2) return "parties: need at least 2 (got " + std::to_string(parties) + ")";
   if (parties > (1u << 24)) return "parties: at most 16,777,216 supported";
-  // One board entry carries at most 65,355 payload bytes (bulletin::kMaxInlinePayload): the setup
-  // entry holds the whole roster (64 bytes a party), and a party's commitment entry holds
-  // (2 + degree)·d points plus its proofs.
+  // One board entry carries at most 65,355 payload bytes (bulletin::kMaxInlinePayload): the roster
+  // is split over several entries, and a party's commitment entry holds (2 + degree)·d points
+  // plus its proofs.
   if (parties > kMaxParties) {
-    return "parties: at most " + std::to_string(kMaxParties) + " in this protocol version (the setup entry carries the "
-           "whole roster in one board entry); got " + std::to_string(parties);
+    return "parties: at most " + std::to_string(kMaxParties) + " in this protocol version; got " + std::to_string(parties);
   }
   if (dim < 1 || dim > 65536) return "dim: must be in 1..65536 (got " + std::to_string(dim) + ")";
   if (input_bits != 8 && input_bits != 16 && input_bits != 32 && input_bits != 64) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <thread>
 
 #include "gopa/bulletin/board.hpp"
 #include "gopa/protocol/run.hpp"
@@ -177,4 +179,113 @@ TEST_CASE("Cheat names parse", "[protocol][run]") {
   cfg.cheats[CheatKind::output] = 4;  // nobody honest would remain
   auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
   CHECK_FALSE(run_session(cfg, *board).ok());
+}
+
+TEST_CASE("A roster longer than one board entry: the setup spans several entries and every party finds its keys",
+          "[protocol][run][roster]") {
+  // 1,001 parties: the setup entry carries keys 0..999, one party_key entry carries key 1000.
+  // Only parties 0 and 1000 run; the others never appear, so every round closes on its timeout
+  // and they are excluded as missing.
+  const std::uint32_t n = 1001;
+  SessionParams p = config(n, 1, 7).params;
+  p.round_timeout_ms = 300;
+  std::vector<PartyKeys> keys(n);
+  std::vector<RosterEntry> roster;
+  for (std::uint32_t u = 0; u < n; ++u) {
+    for (std::size_t i = 0; i < 4; ++i) {
+      keys[u].sign_seed[i] = static_cast<std::uint8_t>(u >> (8 * i));
+      keys[u].box_seed[i] = static_cast<std::uint8_t>(u >> (8 * i));
+    }
+    keys[u].box_seed[31] = 1;
+    roster.push_back(keys[u].public_entry());
+  }
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  CoordinatorOptions co;
+  co.params = p;
+  co.roster = roster;
+  co.sign_seed[0] = 0xc0;
+  co.poll_ms = 10;
+  std::optional<bulletin::Result<RunReport>> coordinated;
+  std::map<std::uint32_t, std::optional<bulletin::Result<PartyOutcome>>> outcomes;
+  for (std::uint32_t u : {0u, n - 1}) outcomes[u];
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { coordinated = run_coordinator(co, *board); });
+  for (auto& [u, slot] : outcomes) {
+    threads.emplace_back([&, u = u] {
+      PartyOptions po;
+      po.index = u;
+      po.keys = keys[u];
+      po.input = {u == 0 ? 10.0 : 30.0};
+      po.poll_ms = 10;
+      outcomes[u] = run_party(po, *board);
+    });
+  }
+  for (auto& t : threads) t.join();
+  REQUIRE(coordinated.has_value());
+  REQUIRE(coordinated->ok());
+  CHECK(coordinated->value().counted == std::vector<std::uint32_t>{0, n - 1});
+  CHECK(coordinated->value().excluded.size() == n - 2);
+  for (auto& [u, o] : outcomes) {
+    INFO("party " << u);
+    REQUIRE(o.has_value());
+    REQUIRE(o->ok());
+    CHECK(o->value().counted_me);
+    REQUIRE(o->value().estimate.size() == 1);
+    CHECK(std::fabs(o->value().estimate[0] - 20.0) < 0.1);
+  }
+  AuditReport a = audit_session(*board);
+  CHECK(a.log_ok);
+  CHECK(a.counted == std::vector<std::uint32_t>{0, n - 1});
+  CHECK(a.misbehaving.size() == n - 2);
+  for (const auto& c : a.checks) {
+    INFO(c.name << ": " << c.detail);
+    if (c.name.find("released result") != std::string::npos) CHECK(c.status == CheckStatus::pass);
+  }
+}
+
+TEST_CASE("An incomplete or tampered roster is no session", "[protocol][run][roster]") {
+  SessionParams p = config(1001, 1, 9).params;
+  SetupMessage setup{p, {}};
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    PartyKeys k;
+    for (std::size_t i = 0; i < 4; ++i) k.sign_seed[i] = k.box_seed[i] = static_cast<std::uint8_t>(u >> (8 * i));
+    k.box_seed[31] = 1;
+    setup.roster.push_back(k.public_entry());
+  }
+  auto entries = setup.encode_entries();
+  REQUIRE(entries.size() == 2);
+  auto post_all = [&](bulletin::Board& board, const std::vector<Bytes>& payloads) {
+    const Key32 seed{0xc0};
+    const auto key = bulletin::SigningKey::from_seed(seed);
+    for (std::size_t i = 0; i < payloads.size(); ++i) {
+      bulletin::Entry e;
+      e.session_id = p.session_id();
+      e.round = 1;
+      e.type = i == 0 ? bulletin::MessageType::session_setup : bulletin::MessageType::party_key;
+      e.sequence = i;
+      e.payload = payloads[i];
+      REQUIRE(board.append(bulletin::sign_entry(e, key)).ok());
+    }
+  };
+  auto detail_of_setup_check = [](const AuditReport& a) {
+    std::string all;
+    for (const auto& c : a.checks) all += c.name + ": " + c.detail + "\n";
+    return all;
+  };
+  SECTION("only the setup entry: incomplete") {
+    auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+    post_all(*board, {entries[0]});
+    AuditReport a = audit_session(*board);
+    CHECK_FALSE(a.all_passed());
+    CHECK(detail_of_setup_check(a).find("1000 of 1001 roster keys") != std::string::npos);
+  }
+  SECTION("a key changed in the party_key entry: refused by the digest") {
+    auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+    entries[1][20] ^= 1;
+    post_all(*board, entries);
+    AuditReport a = audit_session(*board);
+    CHECK_FALSE(a.all_passed());
+    CHECK_FALSE(a.log_ok);
+    CHECK(detail_of_setup_check(a).find("does not match the digest") != std::string::npos);
+  }
 }

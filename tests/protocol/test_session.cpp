@@ -66,7 +66,7 @@ TEST_CASE("Session parameters: validation names the bad parameter", "[protocol][
   q = p; q.parties = 1u << 24; q.neighbors = 20; q.input_bits = 64; q.noise_bits = 62;
   q.frac_bits = 16;
   CHECK(q.sums_fit(2 * q.neighbors));  // 2^24 · 41 · 2^62 ≈ 2^91.4 < ℓ/2: fits comfortably
-  expect_bad(q, "parties");             // but one setup entry holds at most kMaxParties roster keys
+  expect_bad(q, "parties");             // but a session has at most kMaxParties parties
   q.parties = SessionParams::kMaxParties;
   CHECK_FALSE(q.validate().has_value());
 }
@@ -173,11 +173,18 @@ TEST_CASE("Sessions fit the board's entry limit: roster size and dimension are b
     gopa::protocol::RosterEntry e;
     e.sign_key[0] = static_cast<std::uint8_t>(u);
     e.sign_key[1] = static_cast<std::uint8_t>(u >> 8);
+    e.sign_key[2] = static_cast<std::uint8_t>(u >> 16);
     e.box_key = e.sign_key;
     e.box_key[31] = 1;
     setup.roster.push_back(e);
   }
-  CHECK(setup.encode().size() <= gopa::bulletin::kMaxInlinePayload);
+  const auto entries = setup.encode_entries();
+  CHECK(entries.size() == (p.parties + gopa::protocol::kRosterChunk - 1) / gopa::protocol::kRosterChunk);
+  for (const auto& e : entries) CHECK(e.size() <= gopa::bulletin::kMaxInlinePayload);
+  std::vector<std::uint32_t> everyone(p.parties);
+  for (std::uint32_t u = 0; u < p.parties; ++u) everyone[u] = u;
+  CHECK(gopa::protocol::ResultMessage{everyone, std::vector<gopa::Scalar>(p.dim)}.encode(p.parties).size() <=
+        gopa::bulletin::kMaxInlinePayload);
   p.parties += 1;
   auto why = p.validate();
   REQUIRE(why.has_value());

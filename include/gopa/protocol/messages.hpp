@@ -28,12 +28,46 @@ struct RosterEntry {
   bool operator==(const RosterEntry&) const = default;
 };
 
-// Round 1 (session_setup), by the coordinator.
+// Round 1, by the coordinator: the parameters and the roster. A board entry holds at most
+// 65,355 payload bytes, so the roster travels in chunks of at most kRosterChunk keys: the
+// session_setup entry carries the parameters, the roster's digest and its first chunk; party_key
+// entries carry the rest, in order. The setup is complete once the chunks hold params.parties
+// keys that hash to the digest (docs/protocol.md §Messages).
+inline constexpr std::uint32_t kRosterChunk = 1000;
+
+// SHA-256("gopa/roster/v1" ‖ u32 n ‖ sign_key_0 ‖ box_key_0 ‖ …): binds the whole roster into
+// the setup entry.
+[[nodiscard]] Key32 roster_digest(std::span<const RosterEntry> roster);
+
+// The session_setup entry.
+struct SetupHead {
+  SessionParams params;
+  Key32 digest{};                    // roster_digest() of the whole roster
+  std::vector<RosterEntry> first;    // roster[0, first.size()), 1..kRosterChunk keys
+  [[nodiscard]] Bytes encode() const;
+  [[nodiscard]] static std::optional<SetupHead> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
+};
+
+// A party_key entry: roster[first, first + keys.size()).
+struct RosterChunk {
+  std::uint32_t first = 0;
+  std::vector<RosterEntry> keys;  // 1..kRosterChunk
+  [[nodiscard]] Bytes encode() const;
+  [[nodiscard]] static std::optional<RosterChunk> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
+};
+
+// The whole setup: parameters and roster.
 struct SetupMessage {
   SessionParams params;
   std::vector<RosterEntry> roster;  // exactly params.parties entries, distinct keys
-  [[nodiscard]] Bytes encode() const;
-  [[nodiscard]] static std::optional<SetupMessage> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
+  // The payloads to post, in order: one session_setup entry, then ⌈n / kRosterChunk⌉ − 1
+  // party_key entries.
+  [[nodiscard]] std::vector<Bytes> encode_entries() const;
+  // Rebuilds the setup from its head and the chunks that follow it on the board (in board
+  // order). nullopt while the roster is incomplete (and *why empty), or when the chunks do not
+  // continue one another, repeat a key or do not hash to the head's digest (*why says which).
+  [[nodiscard]] static std::optional<SetupMessage> assemble(const SetupHead& head, std::span<const RosterChunk> chunks,
+                                                            std::string* why = nullptr);
 };
 
 // Round 2 (noise_seed_commit): commitment to the party's share of the joint public randomness,
@@ -115,11 +149,13 @@ struct RoundMarker {
   [[nodiscard]] static std::optional<RoundMarker> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
 };
 
-// Round 7 (result), by the coordinator: who counted and the released average.
+// Round 7 (result), by the coordinator: who counted and the released average. The counted set
+// travels as a bitmap of ⌈n/8⌉ bytes (bit u of byte u/8, least significant first).
 struct ResultMessage {
   std::vector<std::uint32_t> counted;   // parties whose contribution is in the sum, sorted
   std::vector<Scalar> sum;              // Σ X̂_u over counted parties, d scalars
-  [[nodiscard]] Bytes encode() const;
+  // parties: the session's n (sets the bitmap's length; every counted index must be below it).
+  [[nodiscard]] Bytes encode(std::uint32_t parties) const;
   [[nodiscard]] static std::optional<ResultMessage> decode(std::span<const std::uint8_t> in,
                                                            std::uint32_t dim, std::uint32_t parties,
                                                            std::string* why = nullptr);

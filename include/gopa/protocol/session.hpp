@@ -35,9 +35,9 @@ enum class SamplerKind : std::uint8_t {
 
 struct SessionParams {
   static constexpr std::uint8_t kVersion = 1;
-  // The roster (64 bytes a party) travels in the setup entry, one board entry of at most 65,355
-  // payload bytes: 1 + 54 + 4 + 64·n ≤ 65,355.
-  static constexpr std::uint32_t kMaxParties = 1020;
+  // The roster travels in chunks of 1,000 keys (messages.hpp), so n is bounded by the cost of a
+  // session rather than by the size of a board entry; the result's bitmap takes ⌈n/8⌉ bytes.
+  static constexpr std::uint32_t kMaxParties = 100'000;
 
   std::uint32_t parties = 0;          // n ≥ 2
   std::uint32_t dim = 1;              // d ≥ 1 coordinates per input
