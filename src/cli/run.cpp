@@ -169,11 +169,16 @@ int run_run(const RunArgs& a) {
     return kExitIo;
   }
   const bool tty = isatty(2) != 0;
-  cfg.progress = [tty, last = std::string()](const std::string& phase, std::size_t done, std::size_t total) mutable {
-    if (!tty) return;
-    if (done == total || done % 16 == 0) std::fprintf(stderr, "\r%-32s %zu/%zu", phase.c_str(), done, total);
-    if (done == total) std::fprintf(stderr, "\n");
-    last = phase;
+  // On a terminal one line per phase, rewritten in place; otherwise (a log file) a line at every
+  // tenth of a phase with at least 100 steps, and at its end.
+  cfg.progress = [tty](const std::string& phase, std::size_t done, std::size_t total) {
+    if (tty) {
+      if (done == total || done % 16 == 0) std::fprintf(stderr, "\r%-32s %zu/%zu", phase.c_str(), done, total);
+      if (done == total) std::fprintf(stderr, "\n");
+      return;
+    }
+    const bool tenth = total >= 100 && done % (total / 10) == 0;
+    if (done == total || tenth) std::fprintf(stderr, "gopa run: %s %zu/%zu\n", phase.c_str(), done, total);
   };
   auto report = gp::run_session(cfg, *board.value());
   if (!report) {

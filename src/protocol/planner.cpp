@@ -370,6 +370,104 @@ Plan make_plan(const PlanRequest& req, const Progress& progress) {
   return plan;
 }
 
+// ---------------------------------------------------------------- hidden samples
+
+std::uint32_t eccentricity(const Graph& g, std::uint32_t source) {
+  constexpr std::uint32_t kUnseen = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> dist(g.n, kUnseen);
+  std::vector<std::uint32_t> queue;
+  queue.reserve(g.n);
+  dist[source] = 0;
+  queue.push_back(source);
+  std::uint32_t far = 0;
+  for (std::size_t at = 0; at < queue.size(); ++at) {
+    const std::uint32_t u = queue[at];
+    far = dist[u];
+    for (auto w : g.neighbours(u)) {
+      if (dist[w] == kUnseen) {
+        dist[w] = dist[u] + 1;
+        queue.push_back(w);
+      }
+    }
+  }
+  return queue.size() == g.n ? far : kUnseen;
+}
+
+double hidden_mu_bound(const HonestSubgraph& h, std::uint32_t member, double sigma_c, double sigma_delta,
+                       double sensitivity) {
+  const std::uint32_t ecc = eccentricity(h.graph, member);
+  if (ecc == std::numeric_limits<std::uint32_t>::max()) return std::numeric_limits<double>::infinity();
+  return sensitivity * std::sqrt(1.0 / (sigma_c * sigma_c) + static_cast<double>(ecc) / (sigma_delta * sigma_delta));
+}
+
+HiddenPlan make_hidden_plan(const Plan& plan, std::uint32_t committee) {
+  const PlanRequest& req = plan.request;
+  HiddenPlan hp;
+  hp.committee = committee;
+  if (!plan.found) {
+    hp.why = "no private plan to start from";
+    return hp;
+  }
+  if (committee < 2 || committee > req.parties) {
+    hp.why = "committee: must be in 2..n";
+    return hp;
+  }
+  const std::uint32_t n = req.parties;
+  hp.k = plan.k;
+  hp.sigma_central = plan.sigma_central;
+  hp.sigma_c = (1.0 + req.slack) * plan.sigma_central;
+  hp.error_std = hp.sigma_c / static_cast<double>(n);
+  // P(all c members malicious) for c members drawn without replacement.
+  double captured = 1.0;
+  for (std::uint32_t i = 0; i < committee; ++i) {
+    captured *= static_cast<double>(plan.malicious > i ? plan.malicious - i : 0) / static_cast<double>(n - i);
+  }
+  hp.committee_captured = captured;
+  // D over sampled graphs: a random honest member's eccentricity in G^H, for a random and a greedy
+  // malicious set on each graph.
+  const bool use_greedy = req.greedy && plan.malicious > 0;
+  std::mutex mu;
+  std::uint32_t far = 0;
+  const std::uint64_t seed = trial_seed(req.seed ^ 0x68696464656eULL, plan.k);
+  hp.trials = req.trials;
+  parallel_trials(req.trials, std::max(1u, req.threads), [&](std::uint32_t i) {
+    Prng rng(trial_seed(seed, i));
+    const Graph g = sample_k_out(n, plan.k, rng);
+    std::vector<Mask> masks;
+    masks.push_back(random_corruption(n, plan.malicious, rng));
+    if (use_greedy) masks.push_back(greedy_degree_corruption(g, plan.malicious));
+    std::uint32_t local = 0;
+    bool cut = false;
+    for (const auto& m : masks) {
+      const HonestSubgraph h = HonestSubgraph::build(g, m);
+      const auto member = static_cast<std::uint32_t>(uniform_below(rng, h.size()));
+      const std::uint32_t e = eccentricity(h.graph, member);
+      if (e == std::numeric_limits<std::uint32_t>::max()) cut = true;
+      else local = std::max(local, e);
+    }
+    const std::lock_guard<std::mutex> lock(mu);
+    if (cut) ++hp.disconnected;
+    far = std::max(far, local);
+    return true;
+  });
+  if (hp.disconnected > 0) {
+    hp.why = std::to_string(hp.disconnected) + " of " + std::to_string(hp.trials) +
+             " sampled honest subgraphs left a party without a path to the committee";
+    return hp;
+  }
+  hp.distance = far + 1;
+  // μ² = s²/σ_c² + s²·D/σ_Δ² ≤ μ_target² once σ_Δ² ≥ s²·D / (μ_target² − s²/σ_c²).
+  const double s = req.sensitivity;
+  const double rest = plan.mu_target * plan.mu_target - (s / hp.sigma_c) * (s / hp.sigma_c);
+  const double needed = s * std::sqrt(static_cast<double>(hp.distance) / rest);
+  hp.sigma_delta = std::max(plan.sigma_delta, round_up_3(needed));
+  hp.worst_mu = s * std::sqrt(1.0 / (hp.sigma_c * hp.sigma_c) +
+                              static_cast<double>(hp.distance) / (hp.sigma_delta * hp.sigma_delta));
+  hp.found = hp.worst_mu <= plan.mu_target * (1.0 + 1e-12);
+  if (!hp.found) hp.why = "rounding left μ above its target";
+  return hp;
+}
+
 // ---------------------------------------------------------------- simulator
 
 void SimulateRequest::validate() const {
@@ -424,7 +522,7 @@ SimulateResult simulate(const SimulateRequest& req, const Progress& progress) {
     row.epsilon = eps;
     const double sigma_c = sigma_for(eps, req.delta, req.sensitivity);
     row.central = sigma_c / nd;
-    row.hidden = row.central;
+    row.hidden = (1.0 + req.slack) * row.central;  // σ_c = (1 + slack) σ_central (make_hidden_plan)
     row.local = sigma_c / std::sqrt(nd);
     row.sigma_eta = (1.0 + req.slack) * sigma_c / std::sqrt(nh);
     row.sigma_delta = res.sigma_ratio * row.sigma_eta;

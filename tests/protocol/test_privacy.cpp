@@ -340,3 +340,119 @@ TEST_CASE("simulator with colluders: GOPA pays 1/sqrt(rho)", "[privacy][simulate
   bad.epsilons = {};
   CHECK_THROWS_WITH(simulate(bad), Catch::Contains("--epsilon-range"));
 }
+
+namespace {
+
+// Solves a·x = b (dense, n×n, partial pivoting) in long double.
+std::vector<long double> dense_solve(std::vector<long double> a, std::vector<long double> b) {
+  const std::size_t n = b.size();
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t piv = c;
+    for (std::size_t r = c + 1; r < n; ++r) {
+      if (std::fabs(a[r * n + c]) > std::fabs(a[piv * n + c])) piv = r;
+    }
+    REQUIRE(std::fabs(a[piv * n + c]) > 1e-18L);
+    for (std::size_t k = 0; k < n; ++k) std::swap(a[c * n + k], a[piv * n + k]);
+    std::swap(b[c], b[piv]);
+    for (std::size_t r = c + 1; r < n; ++r) {
+      const long double f = a[r * n + c] / a[c * n + c];
+      for (std::size_t k = c; k < n; ++k) a[r * n + k] -= f * a[c * n + k];
+      b[r] -= f * b[c];
+    }
+  }
+  std::vector<long double> x(n);
+  for (std::size_t i = n; i-- > 0;) {
+    long double s = b[i];
+    for (std::size_t k = i + 1; k < n; ++k) s -= a[i * n + k] * x[k];
+    x[i] = s / a[i * n + i];
+  }
+  return x;
+}
+
+// Effective resistance between u and m: ground m and solve L' x = e_u; R = x_u.
+long double effective_resistance(const Graph& g, std::uint32_t u, std::uint32_t m) {
+  const std::size_t n = g.n;
+  std::vector<long double> a(n * n, 0.0L), b(n, 0.0L);
+  for (std::uint32_t i = 0; i < g.n; ++i) {
+    a[i * n + i] = g.degree(i);
+    for (auto j : g.neighbours(i)) a[i * n + j] -= 1.0L;
+  }
+  for (std::size_t k = 0; k < n; ++k) a[m * n + k] = (k == m) ? 1.0L : 0.0L;  // x_m = 0
+  b[u] = 1.0L;
+  if (u == m) return 0.0L;
+  return dense_solve(a, b)[u];
+}
+
+}  // namespace
+
+TEST_CASE("hidden samples: s² e_uᵀ Σ⁻¹ e_u = s²(1/σ_c² + R(u, m)/σ_Δ²), bounded by the distance",
+          "[privacy][hidden]") {
+  // Σ = σ_Δ² L_H + σ_c² e_m e_mᵀ inverted densely on honest subgraphs of small k-out graphs.
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    Prng rng(seed);
+    const Graph g = sample_k_out(24, 3, rng);
+    const HonestSubgraph h = HonestSubgraph::build(g, random_corruption(24, 6, rng));
+    if (h.component_size.size() != 1) continue;
+    const std::size_t n = h.size();
+    const std::uint32_t m = static_cast<std::uint32_t>(uniform_below(rng, n));
+    const long double sc = 2.5, sd = 7.0;
+    std::vector<long double> sigma(n * n, 0.0L);
+    for (std::uint32_t i = 0; i < h.graph.n; ++i) {
+      sigma[i * n + i] = sd * sd * h.graph.degree(i);
+      for (auto j : h.graph.neighbours(i)) sigma[i * n + j] -= sd * sd;
+    }
+    sigma[m * n + m] += sc * sc;
+    const std::uint32_t ecc = eccentricity(h.graph, m);
+    double worst = 0;
+    for (std::uint32_t u = 0; u < n; ++u) {
+      std::vector<long double> e(n, 0.0L);
+      e[u] = 1.0L;
+      const long double quad = dense_solve(sigma, e)[u];
+      const long double formula = 1.0L / (sc * sc) + effective_resistance(h.graph, u, m) / (sd * sd);
+      CHECK(static_cast<double>(quad) == Approx(static_cast<double>(formula)).epsilon(1e-9));
+      worst = std::max(worst, static_cast<double>(quad));
+    }
+    const double bound = hidden_mu_bound(h, m, 2.5, 7.0, 1.0);
+    CHECK(std::sqrt(worst) <= bound * (1 + 1e-12));
+    CHECK(bound * bound == Approx(1.0 / 6.25 + ecc / 49.0));
+  }
+  // Disconnected: a party out of the member's reach has no protection from η.
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> edges = {{0, 1}, {2, 3}};
+  const Graph split = Graph::from_edges(4, edges);
+  CHECK(eccentricity(split, 0) == std::numeric_limits<std::uint32_t>::max());
+  CHECK(std::isinf(hidden_mu_bound(HonestSubgraph::build(split, Mask(4, 0)), 0, 1.0, 1.0, 1.0)));
+}
+
+TEST_CASE("hidden plan: σ_c is the trusted curator's noise plus slack, and the bound meets (ε, δ)",
+          "[privacy][hidden]") {
+  PlanRequest req;
+  req.parties = 300;
+  req.honest_fraction = 0.5;
+  req.trials = 60;
+  const Plan p = make_plan(req);
+  REQUIRE(p.found);
+  const HiddenPlan hp = make_hidden_plan(p, 5);
+  INFO(hp.why);
+  REQUIRE(hp.found);
+  CHECK(hp.k == p.k);
+  CHECK(hp.sigma_c == Approx(1.05 * p.sigma_central));
+  CHECK(hp.sigma_delta >= p.sigma_delta);
+  CHECK(hp.worst_mu <= p.mu_target * (1 + 1e-12));
+  CHECK(hp.distance >= 2);
+  // Captured committee: C(150, 5)/C(300, 5).
+  double captured = 1;
+  for (int i = 0; i < 5; ++i) captured *= (150.0 - i) / (300.0 - i);
+  CHECK(hp.committee_captured == Approx(captured));
+  // The noise on the average: σ_c/n, against private samples' (1 + slack) σ_central /√(n_H n)·√n.
+  CHECK(hp.error_std == Approx(hp.sigma_c / 300.0));
+  CHECK(p.error_std / hp.error_std == Approx(std::sqrt(300.0 / 150.0)).epsilon(1e-9));
+  // On fresh graphs the bound holds for a random honest member.
+  for (std::uint64_t seed = 100; seed < 110; ++seed) {
+    Prng rng(seed);
+    const Graph g = sample_k_out(300, hp.k, rng);
+    const HonestSubgraph h = HonestSubgraph::build(g, random_corruption(300, 150, rng));
+    const auto m = static_cast<std::uint32_t>(uniform_below(rng, h.size()));
+    CHECK(hidden_mu_bound(h, m, hp.sigma_c, hp.sigma_delta, 1.0) <= p.mu_target * (1 + 1e-12));
+  }
+  CHECK_FALSE(make_hidden_plan(p, 1).found);
+}

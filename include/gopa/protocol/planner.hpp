@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "gopa/protocol/graph.hpp"
+
 namespace gopa::protocol {
 
 struct PlanRequest {
@@ -101,6 +103,46 @@ using Progress = std::function<void(const std::string&)>;
 
 [[nodiscard]] Plan make_plan(const PlanRequest& req, const Progress& progress = {});
 
+// ---------------------------------------------------------------- hidden samples
+
+// With hidden samples (gopa/sampling.hpp) nobody adds private noise: a committee of c parties,
+// drawn by the joint randomness, computes one η ~ N(0, σ_c²) per coordinate as additive shares
+// and folds its shares into its members' X̂, so the sum carries η exactly once. While at least
+// one member m is honest, the adversary's view of the honest parties is a Gaussian mechanism with
+// covariance Σ = σ_Δ² L_H + σ_c² e_m e_mᵀ, and for an honest party u
+//     s² e_uᵀ Σ⁻¹ e_u = s² (1/σ_c² + R_H(u, m)/σ_Δ²),
+// R_H the effective resistance between u and m in G^H (unit edges), at most their distance in
+// G^H (docs/privacy.md §5). The plan keeps the private plan's k (G^H connected), sets
+// σ_c = (1 + slack) σ_central, and raises σ_Δ until the distance term fits the rest of the
+// budget for the largest distance D seen over sampled graphs and malicious sets.
+struct HiddenPlan {
+  bool found = false;
+  std::uint32_t committee = 0;         // c
+  std::uint32_t k = 0;                 // the private plan's k
+  double sigma_central = 0.0;          // trusted-curator noise on the sum
+  double sigma_c = 0.0;                // noise of the hidden sample: (1 + slack) σ_central
+  double sigma_delta = 0.0;            // max(private plan's σ_Δ, what D needs)
+  std::uint32_t distance = 0;          // D: 1 + the largest honest distance seen to a member
+  std::uint32_t trials = 0;            // graphs sampled (each with a random and a greedy set)
+  std::uint32_t disconnected = 0;      // trials where some honest party had no path to a member
+  double worst_mu = 0.0;               // μ at D (≤ μ_target when found)
+  double committee_captured = 0.0;     // P(every member malicious): the guarantee's failure
+  double error_std = 0.0;              // std of each coordinate of the released average
+  std::string why;                     // when not found
+};
+
+// `plan`: the private plan for the same request (make_plan), found. committee: c ≥ 2.
+[[nodiscard]] HiddenPlan make_hidden_plan(const Plan& plan, std::uint32_t committee);
+
+// The bound above for one graph: s·sqrt(1/σ_c² + ecc/σ_Δ²) with ecc the largest distance from
+// honest index `member` to an honest party of G^H; +infinity when some honest party is out of
+// its reach.
+[[nodiscard]] double hidden_mu_bound(const HonestSubgraph& h, std::uint32_t member, double sigma_c,
+                                     double sigma_delta, double sensitivity);
+
+// Largest distance from `source` in g (BFS); UINT32_MAX when some vertex is unreachable.
+[[nodiscard]] std::uint32_t eccentricity(const Graph& g, std::uint32_t source);
+
 // Honest/malicious counts used everywhere: n_C = floor((1 − ρ) n), n_H = n − n_C.
 [[nodiscard]] std::uint32_t malicious_count(std::uint32_t n, double honest_fraction);
 
@@ -138,7 +180,7 @@ struct SimulateRow {
   double local = 0.0;       // std of the average, local DP
   double gopa = 0.0;        // std of the average, GOPA at the planned σ_η (analytic)
   double gopa_empirical = 0.0;  // measured over `repetitions` simulated protocol runs
-  double hidden = 0.0;      // GOPA with hidden samples (analytic: equals central)
+  double hidden = 0.0;      // GOPA with hidden samples: (1 + slack) · central (make_hidden_plan)
   double sigma_eta = 0.0, sigma_delta = 0.0;
 };
 
