@@ -123,9 +123,13 @@ class SqliteStore final : public Store {
   Result<std::optional<std::string>> get_meta(const std::string& key) override {
     get_meta_.reset();
     get_meta_.bind(1, key);
+    // Every statement is reset before returning: an unreset SELECT keeps its read transaction
+    // open, which stops WAL checkpoints and lets the WAL file grow without bound.
     const int rc = sqlite3_step(get_meta_.get());
-    if (rc == SQLITE_ROW) return std::optional<std::string>(get_meta_.text(0));
-    if (rc == SQLITE_DONE) return std::optional<std::string>{};
+    std::optional<std::string> value;
+    if (rc == SQLITE_ROW) value = get_meta_.text(0);
+    get_meta_.reset();
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) return value;
     return fail(rc, "reading meta");
   }
 
@@ -144,7 +148,10 @@ class SqliteStore final : public Store {
   Result<std::uint64_t> size() override {
     size_.reset();
     const int rc = sqlite3_step(size_.get());
-    if (rc != SQLITE_ROW) return fail(rc, "reading the log size");
+    if (rc != SQLITE_ROW) {
+      size_.reset();
+      return fail(rc, "reading the log size");
+    }
     const std::uint64_t next = size_.u64(0);
     const std::uint64_t count = size_.u64(1);
     size_.reset();
@@ -159,10 +166,16 @@ class SqliteStore final : public Store {
     std::vector<StoredRow> out;
     int rc = 0;
     while ((rc = sqlite3_step(read_rows_.get())) == SQLITE_ROW) {
-      if (read_rows_.u64(0) != begin + out.size()) return make_error(Errc::corrupted, "entry indices are not contiguous");
+      if (read_rows_.u64(0) != begin + out.size()) {
+        read_rows_.reset();
+        return make_error(Errc::corrupted, "entry indices are not contiguous");
+      }
       StoredRow row;
       row.data = read_rows_.blob(1);
-      if (!to_hash(read_rows_.blob(2), row.leaf)) return make_error(Errc::corrupted, "stored leaf hash is not 32 bytes");
+      if (!to_hash(read_rows_.blob(2), row.leaf)) {
+        read_rows_.reset();
+        return make_error(Errc::corrupted, "stored leaf hash is not 32 bytes");
+      }
       out.push_back(std::move(row));
     }
     read_rows_.reset();
@@ -237,13 +250,17 @@ class SqliteStore final : public Store {
   Result<std::optional<StoredCheckpoint>> latest_checkpoint() override {
     latest_cp_.reset();
     const int rc = sqlite3_step(latest_cp_.get());
-    if (rc == SQLITE_DONE) return std::optional<StoredCheckpoint>{};
-    if (rc != SQLITE_ROW) return fail(rc, "reading checkpoints");
+    if (rc != SQLITE_ROW) {
+      latest_cp_.reset();
+      if (rc == SQLITE_DONE) return std::optional<StoredCheckpoint>{};
+      return fail(rc, "reading checkpoints");
+    }
     StoredCheckpoint cp;
     cp.size = latest_cp_.u64(0);
-    if (!to_hash(latest_cp_.blob(1), cp.root)) return make_error(Errc::corrupted, "stored checkpoint root is not 32 bytes");
+    const bool root_ok = to_hash(latest_cp_.blob(1), cp.root);
     cp.note = latest_cp_.text(2);
     latest_cp_.reset();
+    if (!root_ok) return make_error(Errc::corrupted, "stored checkpoint root is not 32 bytes");
     return std::optional<StoredCheckpoint>(std::move(cp));
   }
 
@@ -254,7 +271,10 @@ class SqliteStore final : public Store {
     while ((rc = sqlite3_step(all_cp_.get())) == SQLITE_ROW) {
       StoredCheckpoint cp;
       cp.size = all_cp_.u64(0);
-      if (!to_hash(all_cp_.blob(1), cp.root)) return make_error(Errc::corrupted, "stored checkpoint root is not 32 bytes");
+      if (!to_hash(all_cp_.blob(1), cp.root)) {
+        all_cp_.reset();
+        return make_error(Errc::corrupted, "stored checkpoint root is not 32 bytes");
+      }
       cp.note = all_cp_.text(2);
       out.push_back(std::move(cp));
     }
@@ -311,8 +331,11 @@ class SqliteStore final : public Store {
     get_blob_.reset();
     get_blob_.bind(1, hash);
     const int rc = sqlite3_step(get_blob_.get());
-    if (rc == SQLITE_DONE) return std::optional<Bytes>{};
-    if (rc != SQLITE_ROW) return fail(rc, "reading a blob");
+    if (rc != SQLITE_ROW) {
+      get_blob_.reset();
+      if (rc == SQLITE_DONE) return std::optional<Bytes>{};
+      return fail(rc, "reading a blob");
+    }
     Bytes b = get_blob_.blob(0);
     get_blob_.reset();
     return std::optional<Bytes>(std::move(b));
