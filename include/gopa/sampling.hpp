@@ -11,6 +11,9 @@
 //     // member i keeps run.output.samples[0] share i (SharedOutput::shares, simulation only)
 //   }
 //   for (const Blame& b : run.blamed) std::puts(b.why.c_str()); // named cheaters, in order
+//   // Anyone re-checks an attempt from its public log alone (sampling/log.hpp):
+//   HiddenVerdict v = verify_hidden_log(p, run.logs.back().members, run.logs.back().messages);
+//   v.ok, v.blame, v.commitments[0][i]                          // the same as the simulation's
 //
 // Protocol (docs/sampling.md has the equations):
 //   1. Preprocessing, independent of the sample: Beaver triples (a, b, ab) and square pairs
@@ -29,9 +32,10 @@
 //      restarts without the named member.
 //
 // Security notes
-// - This is an in-process simulation of the committee (all members in one process, the board a
-//   log of public messages). Each member's local computation only uses its own secrets and the
-//   public log; every check only uses the public log.
+// - This is an in-process simulation of the committee (all members in one process). The board is
+//   a byte-exact log of public messages (sampling/log.hpp): each member's local computation only
+//   uses its own secrets and the messages of the log, and every public check reads the log
+//   alone — the same code runs in verify_hidden_log, so an auditor reaches the same verdict.
 // - Paillier modulus: 2048 bits by default (≈112-bit security); tests use 704-bit moduli, which
 //   are NOT secure and only exercise the arithmetic. Encryption uses a fixed base h^N and a
 //   256-bit exponent (Damgård–Jurik–Nielsen style short randomness).
@@ -44,11 +48,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "gopa/group.hpp"
 #include "gopa/random.hpp"
+#include "gopa/sampling/log.hpp"
 
 namespace gopa::sampling {
 
@@ -63,7 +69,7 @@ struct HiddenParams {
   unsigned degree = 0;       // degree of the radius polynomial (chosen by make())
   i128 sigma_fx = 1;         // σ = sigma_fx / 2^sigma_bits
   unsigned sigma_bits = 0;
-  unsigned paillier_bits = 2048;  // Paillier modulus size (≥ 672: one 668-bit reply slot)
+  unsigned paillier_bits = 2048;  // Paillier modulus: even, in [674, 4096] (a 672-bit reply slot)
   // f ∈ [8, 24], members ∈ [2, 32]; σ rounded to 2^-16 unless 1. F = f + guard (guard ∈ [4, 12];
   // 8 keeps the masked-sum truncation error below 1/2 ulp of η for c ≤ 10, docs §3).
   static HiddenParams make(unsigned f, std::size_t members, double sigma = 1.0, unsigned guard = 8);
@@ -81,10 +87,13 @@ enum class Step : std::uint8_t {
   kMulOpening,            // wrong share when opening d = x − a or e = y − b
   kTruncOpening,          // wrong share when opening the masked value of a truncation
   kCiphertextRange,       // its ciphertext proof does not show a small plaintext (|a_i| ≥ 2^373)
+  kPaillierKey,           // its Paillier public key is malformed (size, parity, h not a unit)
 };
 [[nodiscard]] const char* step_name(Step s) noexcept;
 
-// A member named by the public checks.
+// A member named by the public checks. A malformed, missing, out-of-order or extra message of
+// the public log names its sender (or the member whose message is missing) with the step of
+// the phase it belongs to.
 struct Blame {
   std::size_t member = 0;  // the member's original index
   Step step = Step::kMulOpening;
@@ -114,7 +123,7 @@ struct Cost {
   std::size_t openings = 0;         // shared values opened
   std::size_t truncations = 0;
   std::size_t random_bits = 0;
-  std::size_t bytes = 0;            // all public messages of the committee
+  std::size_t bytes = 0;            // the public log: every message, frame headers included
   std::size_t bytes_preprocessing = 0;
   // CPU time of the whole committee: every member's own work plus every member's checks of the
   // public messages (one verification counted c times).
@@ -131,18 +140,29 @@ struct HiddenOutput {
   std::vector<int> trunc_offsets;
 };
 
+// The public log of one attempt and the committee that produced it.
+struct HiddenAttemptLog {
+  std::vector<std::size_t> members;  // original indices, in committee order
+  std::vector<HiddenMessage> messages;
+};
+
 struct HiddenRun {
   std::optional<HiddenOutput> output;  // empty when fewer than 2 members remain
   std::vector<Blame> blamed;           // every abort, in order; the run restarted after each
   std::size_t attempts = 0;
+  std::vector<HiddenAttemptLog> logs;  // every attempt's public log, in order
   [[nodiscard]] bool ok() const noexcept { return output.has_value(); }
 };
 
 // One attempt with the given members (original indices): the output, or the blame that
-// aborted it.
+// aborted it, and its public log (ending at the message whose check failed).
 struct Attempt {
   std::optional<HiddenOutput> output;
   std::optional<Blame> blame;
+  // Set when the attempt aborted without naming anyone (an opened u² = 0, probability 1/ℓ
+  // per random bit for honest members); the run restarts with the same members.
+  std::string error;
+  std::vector<HiddenMessage> log;
 };
 [[nodiscard]] Attempt hidden_box_muller_attempt(const HiddenParams& p,
                                                 const std::vector<std::size_t>& members,
@@ -152,6 +172,28 @@ struct Attempt {
 // Runs attempts, removing every named member, until one succeeds or fewer than 2 remain.
 [[nodiscard]] HiddenRun run_hidden_box_muller(const HiddenParams& p, const std::vector<Cheat>& cheats,
                                               Rng& rng, bool trace = false);
+
+// The outcome of re-checking an attempt from its public log alone.
+struct HiddenVerdict {
+  bool ok = false;             // every message present, well formed and every check passed
+  std::optional<Blame> blame;  // when !ok: the member named, with the same step as the simulation
+  std::string error;           // when !ok and nobody can be named (invalid parameters, a message
+                               // after the end from a non-member, an unattributable abort)
+  // When ok: the two samples' commitments, [sample][k] = C_k = η_k·G + r_k·H for members[k]
+  // (equal to the simulation's SharedOutput::commitments).
+  std::vector<std::vector<Point>> commitments;
+  std::size_t messages = 0;  // messages read
+  std::size_t bytes = 0;     // their encoded bytes (headers included)
+};
+
+// Verifies one attempt of the committee `members` (original indices, in committee order) from
+// its log: every message is read in protocol order, decoded strictly and checked exactly as the
+// committee checks it; the Fiat–Shamir challenges are derived from the log's bytes. Uses no
+// secret and no simulation state; never aborts on any log. The batch checks use the verifier's
+// own randomness (SystemRng).
+[[nodiscard]] HiddenVerdict verify_hidden_log(const HiddenParams& p,
+                                              std::span<const std::size_t> members,
+                                              std::span<const HiddenMessage> log);
 
 // Clear-text reference with exactly the semantics of the shared computation: seeds s1, s2 and
 // the offset added by each truncation (in order; missing entries are 0, i.e. floor).

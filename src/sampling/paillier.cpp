@@ -3,6 +3,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <array>
 
 #include "gopa/check.hpp"
@@ -17,6 +18,24 @@ const BigInt& ell() {
     return v;
   }();
   return l;
+}
+
+// Montgomery reduction mod m (n limbs, odd) of t (2n limbs, destroyed): r = t·R^(−1) mod m,
+// "almost reduced" (r < R) when t < R·m + R², with the operations of GMP's mpn_redc_1 (the
+// carry of row i is kept in the zeroed limb t[i] and added at the end) and a conditional
+// subtraction: no branch and no memory access depends on t.
+void redc(mp_limb_t* r, mp_limb_t* t, const mp_limb_t* m, mp_size_t n, mp_limb_t minv) {
+  for (mp_size_t i = 0; i < n; ++i) {
+    const mp_limb_t q = t[i] * minv;
+    t[i] = mpn_addmul_1(t + i, m, n, q);
+  }
+  const mp_limb_t cy = mpn_add_n(r, t + n, t, n);
+  mpn_cnd_sub_n(cy, r, r, m, n);
+}
+
+// The n limbs of v (v < 2^(64·n); public).
+void limbs_of(const BigInt& v, mp_limb_t* out, mp_size_t n) {
+  for (mp_size_t i = 0; i < n; ++i) out[i] = mpz_getlimbn(v.get(), i);
 }
 
 }  // namespace
@@ -98,6 +117,15 @@ bool BigInt::operator==(const BigInt& o) const { return mpz_cmp(v_, o.v_) == 0; 
 
 PaillierPublic::PaillierPublic(BigInt n, BigInt h) : n_(std::move(n)), h_(std::move(h)) {
   mpz_mul(n2_.get(), n_.get(), n_.get());
+  GOPA_CHECK(mpz_odd_p(n2_.get()) != 0, "odd Paillier modulus");
+  const auto limbs = static_cast<mp_size_t>(mpz_size(n2_.get()));
+  m_.resize(static_cast<std::size_t>(limbs));
+  limbs_of(n2_, m_.data(), limbs);
+  mp_limb_t inv = m_[0];  // m·inv ≡ 1 mod 8; each Newton step doubles the correct bits
+  for (int i = 0; i < 5; ++i) inv *= 2 - m_[0] * inv;
+  minv_ = static_cast<mp_limb_t>(0) - inv;
+  mpz_setbit(r_mod_.get(), static_cast<mp_bitcnt_t>(64 * limbs));
+  mpz_mod(r_mod_.get(), r_mod_.get(), n2_.get());
   mpz_powm(hn_.get(), h_.get(), n_.get(), n2_.get());
   // kExpBits/8 windows of 8 bits, 255 entries each (public data; 6 MB for a 2048-bit N):
   // hN^alpha costs kExpBits/8 multiplications mod N².
@@ -160,6 +188,70 @@ BigInt PaillierPublic::mul_plain_secret(const BigInt& c, const BigInt& k, unsign
   BigInt r(1);
   if (mpz_sgn(k.get()) > 0) mpz_powm_sec(r.get(), c.get(), k.get(), n2_.get());
   return r;
+}
+
+BigInt PaillierPublic::mul_plain_secret_multi(std::span<const BigInt> c, std::span<const BigInt> k,
+                                              unsigned k_bits) const {
+  static_assert(GMP_NUMB_BITS == 64, "64-bit limbs");
+  GOPA_CHECK(c.size() == k.size() && !c.empty() && k_bits > 0, "one exponent per ciphertext");
+  for (const BigInt& e : k)
+    GOPA_CHECK(mpz_sgn(e.get()) >= 0 && e.bits() <= k_bits, "secret exponent within its size");
+  constexpr unsigned kW = 4;                    // window bits (64 is a multiple: no straddling)
+  constexpr std::size_t kEntries = 1U << kW;
+  const auto n = static_cast<mp_size_t>(m_.size());
+  const auto un = static_cast<std::size_t>(n);
+  const std::size_t terms = c.size();
+  const std::size_t el = (k_bits + 63) / 64;
+  std::vector<mp_limb_t> acc(un), sel(un), t(2 * un);
+  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(
+      std::max(mpn_sec_mul_itch(n, n), mpn_sec_sqr_itch(n))));
+  // Tables of the public bases in Montgomery form: tab[i][d] = c_i^d·R mod N² (public data).
+  std::vector<mp_limb_t> tab(terms * kEntries * un);
+  for (std::size_t i = 0; i < terms; ++i) {
+    GOPA_CHECK(valid(c[i]), "a ciphertext in (0, N²)");
+    mp_limb_t* row = &tab[i * kEntries * un];
+    BigInt v;
+    mpz_mul_2exp(v.get(), c[i].get(), static_cast<mp_bitcnt_t>(64 * un));
+    mpz_mod(v.get(), v.get(), n2_.get());
+    limbs_of(r_mod_, row, n);
+    limbs_of(v, row + un, n);
+    for (std::size_t d = 2; d < kEntries; ++d) {
+      mpn_sec_mul(t.data(), row + (d - 1) * un, n, row + un, n, scratch.data());
+      redc(row + d * un, t.data(), m_.data(), n, minv_);
+    }
+  }
+  // Secret exponents as fixed-length limbs.
+  std::vector<mp_limb_t> ex(terms * el);
+  for (std::size_t i = 0; i < terms; ++i)
+    for (std::size_t j = 0; j < el; ++j)
+      ex[i * el + j] = mpz_getlimbn(k[i].get(), static_cast<mp_size_t>(j));
+  limbs_of(r_mod_, acc.data(), n);  // 1 in Montgomery form
+  const std::size_t windows = (k_bits + kW - 1) / kW;
+  for (std::size_t w = windows; w-- > 0;) {
+    for (unsigned s = 0; s < kW; ++s) {
+      mpn_sec_sqr(t.data(), acc.data(), n, scratch.data());
+      redc(acc.data(), t.data(), m_.data(), n, minv_);
+    }
+    const std::size_t bit = w * kW;
+    for (std::size_t i = 0; i < terms; ++i) {
+      const mp_limb_t digit = (ex[i * el + bit / 64] >> (bit % 64)) & (kEntries - 1);
+      mpn_sec_tabselect(sel.data(), &tab[i * kEntries * un], n, static_cast<mp_size_t>(kEntries),
+                        static_cast<mp_size_t>(digit));
+      mpn_sec_mul(t.data(), acc.data(), n, sel.data(), n, scratch.data());
+      redc(acc.data(), t.data(), m_.data(), n, minv_);
+    }
+  }
+  // Out of Montgomery form (acc·R^(−1) ≤ N²: one more conditional subtraction reduces it).
+  std::fill(t.begin(), t.end(), 0);
+  std::copy(acc.begin(), acc.end(), t.begin());
+  redc(acc.data(), t.data(), m_.data(), n, minv_);
+  const mp_limb_t borrow = mpn_sub_n(sel.data(), acc.data(), m_.data(), n);
+  mpn_cnd_swap(borrow ^ 1, acc.data(), sel.data(), n);
+  BigInt out;
+  mpz_import(out.get(), un, -1, sizeof(mp_limb_t), 0, 0, acc.data());
+  for (auto* v : {&ex, &acc, &sel, &t, &scratch})
+    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  return out;
 }
 
 bool PaillierPublic::valid(const BigInt& c) const {

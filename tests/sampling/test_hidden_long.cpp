@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "gopa/sampling.hpp"
+#include "hidden_tamper.hpp"
 
 using namespace gopa;
 using namespace gopa::sampling;
@@ -56,4 +57,25 @@ TEST_CASE("hidden long: samples computed on shares by the committee pass KS", "[
       xs.push_back(std::ldexp(static_cast<double>(s.reveal()), -static_cast<int>(p.f)));
   }
   CHECK(ks_normal(xs) < 1.63 / std::sqrt(static_cast<double>(xs.size())));
+}
+
+TEST_CASE("hidden long: tampering anywhere in a log is rejected with a blame", "[long]") {
+  HiddenParams p = HiddenParams::make(8, 3, 1.0, 4);
+  p.paillier_bits = 704;  // insecure, tests only
+  DeterministicRng rng(31);
+  const std::vector<std::size_t> members{0, 1, 2};
+  const Attempt a = hidden_box_muller_attempt(p, members, {}, rng);
+  REQUIRE(a.output.has_value());
+  const auto& log = a.log;
+  REQUIRE(verify_hidden_log(p, members, log).ok);
+  std::vector<std::size_t> sample = test::first_of_each_kind(log);
+  for (std::size_t i = 1; i < log.size(); i += log.size() / 40) sample.push_back(i);
+  sample.push_back(log.size() - 1);
+  std::sort(sample.begin(), sample.end());
+  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  for (std::size_t i : sample) {
+    test::tamper_payload(p, members, log, i, rng);
+    test::tamper_message(p, members, log, i);
+  }
+  test::tamper_log(p, members, log);
 }

@@ -1,4 +1,7 @@
 // Paillier over GMP: correctness of encryption, homomorphisms and CRT decryption.
+#include <span>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "gopa/sampling/paillier.hpp"
@@ -43,4 +46,38 @@ TEST_CASE("paillier: constant-time plaintext multiplication agrees", "[sampling]
     CHECK(k.pub().mul_plain_secret(c, b, 253) == k.pub().mul_plain(c, b));
   }
   CHECK(k.pub().mul_plain_secret(c, BigInt(0), 253) == BigInt(1));
+}
+
+TEST_CASE("paillier: constant-time simultaneous exponentiation agrees", "[sampling][paillier]") {
+  DeterministicRng rng(10);
+  for (unsigned bits : {640U, 704U, 1024U}) {
+    PaillierKey k = PaillierKey::generate(bits, rng);
+    const PaillierPublic& pk = k.pub();
+    std::vector<BigInt> c;
+    for (int i = 0; i < 4; ++i)
+      c.push_back(pk.encrypt(BigInt::random_bits(200, rng), BigInt::random_bits(256, rng)));
+    for (std::size_t terms = 1; terms <= 4; ++terms) {
+      std::vector<BigInt> e;
+      for (std::size_t i = 0; i < terms; ++i) e.push_back(BigInt::random_bits(253, rng));
+      // Edge exponents: 0, 1, all ones, a short one.
+      if (terms >= 2) e[1] = BigInt(0);
+      if (terms >= 3) {
+        e[2] = BigInt(1);
+        mpz_mul_2exp(e[2].get(), e[2].get(), 253);
+        mpz_sub_ui(e[2].get(), e[2].get(), 1);
+      }
+      if (terms >= 4) e[3] = BigInt(5);
+      BigInt expect(1);
+      for (std::size_t i = 0; i < terms; ++i) expect = pk.add(expect, pk.mul_plain(c[i], e[i]));
+      const BigInt got = pk.mul_plain_secret_multi(std::span(c.data(), terms), e, 253);
+      CHECK(got == expect);
+      CHECK(pk.valid(got));
+    }
+    // Every exponent zero gives 1; exponents of other sizes.
+    const std::vector<BigInt> zeros(2);
+    CHECK(pk.mul_plain_secret_multi(std::span(c.data(), 2), zeros, 253) == BigInt(1));
+    const std::vector<BigInt> e64{BigInt::random_bits(64, rng), BigInt::random_bits(63, rng)};
+    CHECK(pk.mul_plain_secret_multi(std::span(c.data(), 2), e64, 64) ==
+          pk.add(pk.mul_plain(c[0], e64[0]), pk.mul_plain(c[1], e64[1])));
+  }
 }

@@ -69,10 +69,18 @@ class PaillierPublic {
   [[nodiscard]] BigInt mul_plain(const BigInt& c, const BigInt& k) const;
   // c^k with a secret k ≥ 0 (GMP mpz_powm_sec: time independent of k's bits, for a fixed size).
   [[nodiscard]] BigInt mul_plain_secret(const BigInt& c, const BigInt& k, unsigned k_bits) const;
+  // Π_i c_i^{k_i} mod N² for public ciphertexts c_i and secret k_i ∈ [0, 2^k_bits): one
+  // simultaneous exponentiation (4-bit windows, the squarings shared by all the products) in
+  // Montgomery form on GMP's side-channel-silent mpn functions (mpn_sec_mul, mpn_sec_sqr,
+  // mpn_sec_tabselect, mpn_cnd_sub_n and the addmul_1 reduction mpn_sec_powm uses): the time and
+  // memory accesses depend on the number of terms, k_bits and N only, not on the k_i.
+  [[nodiscard]] BigInt mul_plain_secret_multi(std::span<const BigInt> c, std::span<const BigInt> k,
+                                              unsigned k_bits) const;
   [[nodiscard]] const BigInt& n2() const noexcept { return n2_; }
   // A ciphertext is well formed: 0 < c < N².
   [[nodiscard]] bool valid(const BigInt& c) const;
   [[nodiscard]] const BigInt& n() const noexcept { return n_; }
+  [[nodiscard]] const BigInt& h() const noexcept { return h_; }
   [[nodiscard]] std::size_t n_bits() const { return n_.bits(); }
   [[nodiscard]] std::size_t ciphertext_bytes() const { return (2 * n_bits() + 7) / 8; }
 
@@ -82,6 +90,10 @@ class PaillierPublic {
   [[nodiscard]] BigInt hn_pow(const BigInt& alpha) const;
   BigInt n_, n2_, h_, hn_;
   std::vector<std::vector<BigInt>> table_;
+  // Montgomery arithmetic mod N² with R = 2^(64·limbs): N² as limbs, −(N²)^(−1) mod 2^64, R mod N².
+  std::vector<mp_limb_t> m_;
+  mp_limb_t minv_ = 0;
+  BigInt r_mod_;
 };
 
 class PaillierKey {

@@ -56,9 +56,14 @@ struct EncProof {
   Point ta;      // T_A
   BigInt z, nu;  // integer responses
   Scalar zr;
-  // Size on the board: T_C (2·|N| bits), T_A, z (373 bits), ν (384 bits), z_r.
+  // Field sizes on the board (docs/sampling.md, "Public log"): z gets 72 bytes so that a
+  // response above the bound (a plaintext ≥ 2^373) can still be published and named by the
+  // range check; ν ≤ 2^384 (PaillierPublic::kExpBits) fits 48 bytes.
+  static constexpr std::size_t kZBytes = 72;
+  static constexpr std::size_t kNuBytes = 48;
+  // Size on the board: T_C (2·|N| bits), T_A, z, ν, z_r.
   [[nodiscard]] static std::size_t encoded_bytes(const PaillierPublic& pk) noexcept {
-    return pk.ciphertext_bytes() + Point::kBytes + 47 + 48 + Scalar::kBytes;
+    return pk.ciphertext_bytes() + Point::kBytes + kZBytes + kNuBytes + Scalar::kBytes;
   }
 };
 

@@ -1,0 +1,104 @@
+// libFuzzer target: the hidden-sample committee's public log (docs/sampling.md, "Public log").
+// Invariants: decoding and verification never crash; whatever decodes re-encodes to the same
+// bytes; a log that differs from an honest one never verifies.
+//
+// Input: the bytes are tried as one message and as a whole log (frames), and, as
+//   op (u8) ‖ index (u16, little-endian) ‖ data
+// a change to message `index` of an honest log of 2 members (f = 8, 704-bit Paillier keys):
+// op % 5 = 0 replace its payload by data, 1 xor data into its payload, 2 set its member, kind
+// and sequence number from data, 3 insert the message decoded from data before it, 4 remove it.
+// Unless op ≥ 128 the log is cut after the changed message, which keeps each run short.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+#include "gopa/random.hpp"
+#include "gopa/sampling.hpp"
+#include "gopa/sampling/log.hpp"
+
+namespace {
+
+using namespace gopa::sampling;
+
+const HiddenParams& params() {
+  static const HiddenParams p = [] {
+    HiddenParams q = HiddenParams::make(8, 2, 1.0, 4);
+    q.paillier_bits = 704;  // insecure, tests only
+    return q;
+  }();
+  return p;
+}
+
+const std::vector<std::size_t> kMembers{0, 1};
+
+const std::vector<HiddenMessage>& honest_log() {
+  static const std::vector<HiddenMessage> log = [] {
+    gopa::DeterministicRng rng(7);
+    Attempt a = hidden_box_muller_attempt(params(), kMembers, {}, rng);
+    if (!a.output) std::abort();
+    return a.log;
+  }();
+  return log;
+}
+
+void check(const std::vector<HiddenMessage>& log) {
+  const HiddenVerdict v = verify_hidden_log(params(), kMembers, log);
+  if (v.ok && log != honest_log()) std::abort();  // a changed log was accepted
+  // A blame names a member of the committee.
+  if (!v.ok && v.blame &&
+      std::find(kMembers.begin(), kMembers.end(), v.blame->member) == kMembers.end())
+    std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::span<const std::uint8_t> in(data, size);
+  if (auto m = HiddenMessage::decode(in)) {
+    const auto again = m->encode();
+    if (again.size() != size || !std::equal(again.begin(), again.end(), data)) std::abort();
+  }
+  if (auto log = decode_hidden_log(in)) {
+    const auto again = encode_hidden_log(*log);
+    if (again.size() != size || !std::equal(again.begin(), again.end(), data)) std::abort();
+    check(*log);
+  }
+  if (size < 3) return 0;
+  const auto& base = honest_log();
+  const std::uint8_t op = data[0];
+  const std::size_t index =
+      (static_cast<std::size_t>(data[1]) | (static_cast<std::size_t>(data[2]) << 8)) % base.size();
+  const std::span<const std::uint8_t> rest = in.subspan(3);
+  const auto cut = op >= 128 ? base.end() : base.begin() + static_cast<std::ptrdiff_t>(index + 1);
+  std::vector<HiddenMessage> log(base.begin(), cut);
+  HiddenMessage& m = log[index];
+  switch (op % 5) {
+    case 0:
+      m.payload.assign(rest.begin(), rest.end());
+      break;
+    case 1:
+      for (std::size_t i = 0; i < rest.size() && i < m.payload.size(); ++i) m.payload[i] ^= rest[i];
+      break;
+    case 2:
+      if (rest.size() >= 9) {
+        m.member = static_cast<std::uint32_t>(rest[0] | (rest[1] << 8) | (rest[2] << 16)) |
+                   (static_cast<std::uint32_t>(rest[3]) << 24);
+        m.kind = static_cast<HiddenKind>(1 + rest[4] % kHiddenKindMax);
+        m.seq = static_cast<std::uint32_t>(rest[5] | (rest[6] << 8) | (rest[7] << 16)) |
+                (static_cast<std::uint32_t>(rest[8]) << 24);
+      }
+      break;
+    case 3:
+      if (auto extra = HiddenMessage::decode(rest))
+        log.insert(log.begin() + static_cast<std::ptrdiff_t>(index), std::move(*extra));
+      break;
+    default:
+      log.erase(log.begin() + static_cast<std::ptrdiff_t>(index));
+      break;
+  }
+  check(log);
+  return 0;
+}

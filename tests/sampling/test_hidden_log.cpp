@@ -1,0 +1,301 @@
+// The public log of the hidden-sample committee and its standalone verifier
+// (docs/sampling.md, "Public log"): honest logs verify with the simulation's commitments, every
+// deviation gets the simulation's verdict, and any tampering is rejected with a blame.
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "gopa/sampling.hpp"
+#include "gopa/sampling/log.hpp"
+#include "gopa/sigma/range.hpp"
+#include "hidden_tamper.hpp"
+
+using namespace gopa;
+using namespace gopa::sampling;
+
+namespace {
+
+HiddenParams small_params(std::size_t c, unsigned f = 8) {
+  // 4 guard bits, 704-bit Paillier moduli (insecure, tests only; one 672-bit reply slot).
+  HiddenParams p = HiddenParams::make(f, c, 1.0, 4);
+  p.paillier_bits = 704;
+  return p;
+}
+
+// An honest attempt of a committee of 2 (shared by the tampering tests).
+const Attempt& honest_attempt() {
+  static const Attempt a = [] {
+    DeterministicRng rng(123);
+    return hidden_box_muller_attempt(small_params(2), {0, 1}, {}, rng);
+  }();
+  return a;
+}
+
+void check_same_verdict(const HiddenParams& p, const std::vector<std::size_t>& members,
+                        const Attempt& a) {
+  const HiddenVerdict v = verify_hidden_log(p, members, a.log);
+  // An attempt ends at the first failed check: later messages of the same round stay unread.
+  CHECK(v.messages <= a.log.size());
+  if (a.output) {
+    CHECK(v.messages == a.log.size());
+    REQUIRE(v.ok);
+    CHECK_FALSE(v.blame.has_value());
+    REQUIRE(v.commitments.size() == 2);
+    for (std::size_t s = 0; s < 2; ++s) CHECK(v.commitments[s] == a.output->samples[s].commitments);
+    CHECK(v.bytes == a.output->cost.bytes);
+  } else {
+    REQUIRE(a.blame.has_value());
+    CHECK_FALSE(v.ok);
+    REQUIRE(v.blame.has_value());
+    CHECK(v.blame->member == a.blame->member);
+    CHECK(v.blame->step == a.blame->step);
+    CHECK(v.blame->why == a.blame->why);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("hidden log: frames round-trip and decoding is strict", "[sampling][hidden][log]") {
+  HiddenMessage m{7, HiddenKind::kMulOpening, 42, {1, 2, 3, 4, 5}};
+  const auto bytes = m.encode();
+  REQUIRE(bytes.size() == m.encoded_size());
+  CHECK(bytes.size() == kHiddenHeaderBytes + 5);
+  auto d = HiddenMessage::decode(bytes);
+  REQUIRE(d.has_value());
+  CHECK(*d == m);
+  // Every truncation, a trailing byte, a wrong version or kind, a length above the bound.
+  for (std::size_t n = 0; n < bytes.size(); ++n)
+    CHECK_FALSE(HiddenMessage::decode(std::span(bytes.data(), n)).has_value());
+  auto longer = bytes;
+  longer.push_back(0);
+  CHECK_FALSE(HiddenMessage::decode(longer).has_value());
+  auto bad = bytes;
+  bad[0] = 2;
+  CHECK_FALSE(HiddenMessage::decode(bad).has_value());
+  for (std::uint8_t kind : {std::uint8_t{0}, std::uint8_t{kHiddenKindMax + 1}, std::uint8_t{255}}) {
+    bad = bytes;
+    bad[5] = kind;
+    CHECK_FALSE(HiddenMessage::decode(bad).has_value());
+  }
+  HiddenMessage big{0, HiddenKind::kMasks, 0, std::vector<std::uint8_t>(kMaxHiddenPayload + 1)};
+  CHECK_FALSE(HiddenMessage::decode(big.encode()).has_value());
+  big.payload.pop_back();
+  CHECK(HiddenMessage::decode(big.encode()).has_value());
+  // A whole log.
+  const auto& log = honest_attempt().log;
+  const auto enc = encode_hidden_log(log);
+  auto back = decode_hidden_log(enc);
+  REQUIRE(back.has_value());
+  CHECK(*back == log);
+  CHECK_FALSE(decode_hidden_log(std::span(enc.data(), enc.size() - 1)).has_value());
+  CHECK(decode_hidden_log({}).has_value());
+}
+
+TEST_CASE("hidden log: an honest log verifies with the simulation's commitments",
+          "[sampling][hidden][log]") {
+  const HiddenParams p = small_params(3);
+  DeterministicRng rng(21);
+  HiddenRun run = run_hidden_box_muller(p, {}, rng);
+  REQUIRE(run.ok());
+  REQUIRE(run.logs.size() == 1);
+  const auto& log = run.logs[0];
+  CHECK(log.members == std::vector<std::size_t>{0, 1, 2});
+  const HiddenVerdict v = verify_hidden_log(p, log.members, log.messages);
+  REQUIRE(v.ok);
+  CHECK(v.error.empty());
+  REQUIRE(v.commitments.size() == 2);
+  CHECK(v.commitments[0] == run.output->samples[0].commitments);
+  CHECK(v.commitments[1] == run.output->samples[1].commitments);
+  CHECK(v.messages == log.messages.size());
+  std::size_t bytes = 0;
+  std::map<std::uint32_t, std::uint32_t> seq;
+  std::set<HiddenKind> kinds;
+  for (const auto& m : log.messages) {
+    bytes += m.encoded_size();
+    CHECK(m.payload.size() <= kMaxHiddenPayload);
+    CHECK(m.seq == seq[m.member]++);  // per-member sequence numbers from 0
+    kinds.insert(m.kind);
+  }
+  CHECK(v.bytes == bytes);
+  CHECK(run.output->cost.bytes == bytes);
+  // Every kind but the blame phase's revelation appears in an honest log.
+  CHECK(kinds.size() == kHiddenKindMax - 1);
+  CHECK(kinds.count(HiddenKind::kTripleReveal) == 0);
+  // A different committee or different parameters do not verify the log.
+  const std::vector<std::size_t> other{0, 2, 1};
+  CHECK_FALSE(verify_hidden_log(p, other, log.messages).ok);
+  HiddenParams p2 = p;
+  p2.members = 4;  // bound into the Fiat–Shamir transcript
+  CHECK_FALSE(verify_hidden_log(p2, log.members, log.messages).ok);
+}
+
+TEST_CASE("hidden log: invalid parameters are an error, not an abort", "[sampling][hidden][log]") {
+  const HiddenParams p = small_params(2);
+  const auto& log = honest_attempt().log;
+  auto expect_error = [&](const HiddenParams& q, std::vector<std::size_t> members) {
+    const HiddenVerdict v = verify_hidden_log(q, members, log);
+    CHECK_FALSE(v.ok);
+    CHECK_FALSE(v.blame.has_value());
+    CHECK(v.error.find("invalid parameters") == 0);
+  };
+  expect_error(p, {0});
+  expect_error(p, {0, 0});
+  std::vector<std::size_t> many(33);
+  for (std::size_t i = 0; i < many.size(); ++i) many[i] = i;
+  expect_error(p, many);
+  HiddenParams q = p;
+  q.paillier_bits = 672;
+  expect_error(q, {0, 1});
+  q = p;
+  q.paillier_bits = 8192;
+  expect_error(q, {0, 1});
+  q = p;
+  q.degree += 1;
+  expect_error(q, {0, 1});
+  q = p;
+  q.m = 9;
+  expect_error(q, {0, 1});
+  q = p;
+  q.f = 40;
+  expect_error(q, {0, 1});
+  q = p;
+  q.sigma_fx = 3;
+  expect_error(q, {0, 1});
+}
+
+TEST_CASE("hidden log: the verifier names the simulation's cheater at every step",
+          "[sampling][hidden][log][abort]") {
+  const HiddenParams p3 = small_params(3);
+  const Cost counts = hidden_box_muller_counts(p3);
+  const std::size_t muls = counts.triples - counts.random_bits;
+  struct Case {
+    Step step;
+    std::size_t members, cheater, occurrence;
+  };
+  // Every step of the enum, in triples and in square pairs; late steps with 2 members.
+  const Case cases[] = {
+      {Step::kPaillierKey, 3, 1, 0},
+      {Step::kTripleCiphertext, 3, 0, 0},
+      {Step::kTripleCiphertext, 3, 1, 2 * muls},  // first square pair
+      {Step::kCiphertextRange, 3, 2, 5},
+      {Step::kCiphertextRange, 3, 0, 2 * muls},
+      {Step::kTripleReply, 3, 1, 0},
+      {Step::kTripleReply, 3, 1, 2 * muls * 2},  // first square-pair reply of member 1
+      {Step::kTripleCommit, 3, 2, 0},
+      {Step::kTripleCommit, 3, 2, 2 * muls},
+      {Step::kSacrificeOpening, 3, 0, 0},
+      {Step::kSacrificeOpening, 3, 1, 3},  // the check values of the square pairs
+      {Step::kMaskRange, 2, 1, 0},
+      {Step::kBitOpening, 2, 0, 0},
+      {Step::kMulOpening, 2, 1, 30},
+      {Step::kMulOpening, 2, 0, 0},  // while squaring u for the random bits
+      {Step::kTruncOpening, 2, 0, 3},
+  };
+  std::uint64_t seed = 300;
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(step_name(c.step) << " member " << c.cheater << " occurrence "
+                                      << c.occurrence) {
+      DeterministicRng rng(seed);
+      const HiddenParams p = small_params(c.members);
+      std::vector<std::size_t> members(c.members);
+      for (std::size_t i = 0; i < c.members; ++i) members[i] = i;
+      const Attempt a =
+          hidden_box_muller_attempt(p, members, {Cheat{c.cheater, c.step, c.occurrence}}, rng);
+      REQUIRE(a.blame.has_value());
+      CHECK(a.blame->member == c.cheater);
+      CHECK(a.blame->step == c.step);
+      check_same_verdict(p, members, a);
+    }
+    ++seed;
+  }
+}
+
+TEST_CASE("hidden log: every attempt of a run with restarts gets its verdict",
+          "[sampling][hidden][log][abort]") {
+  const HiddenParams p = small_params(3);
+  DeterministicRng rng(5);
+  HiddenRun run = run_hidden_box_muller(
+      p, {Cheat{0, Step::kTripleReply, 0}, Cheat{2, Step::kSacrificeOpening, 0}}, rng);
+  REQUIRE(run.logs.size() == 2);
+  REQUIRE(run.blamed.size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const HiddenVerdict v = verify_hidden_log(p, run.logs[i].members, run.logs[i].messages);
+    CHECK_FALSE(v.ok);
+    REQUIRE(v.blame.has_value());
+    CHECK(v.blame->member == run.blamed[i].member);
+    CHECK(v.blame->step == run.blamed[i].step);
+  }
+  CHECK(run.logs[1].members == std::vector<std::size_t>{0, 1});
+  // The blame phase's revelations are on the log of the triple-reply abort.
+  CHECK(std::any_of(run.logs[1].messages.begin(), run.logs[1].messages.end(),
+                    [](const HiddenMessage& m) { return m.kind == HiddenKind::kTripleReveal; }));
+  // A run that restarts once and then succeeds.
+  DeterministicRng rng2(8);
+  HiddenRun ok = run_hidden_box_muller(p, {Cheat{1, Step::kCiphertextRange, 1}}, rng2);
+  REQUIRE(ok.ok());
+  REQUIRE(ok.logs.size() == 2);
+  const HiddenVerdict v0 = verify_hidden_log(p, ok.logs[0].members, ok.logs[0].messages);
+  REQUIRE(v0.blame.has_value());
+  CHECK(v0.blame->member == 1);
+  const HiddenVerdict v1 = verify_hidden_log(p, ok.logs[1].members, ok.logs[1].messages);
+  REQUIRE(v1.ok);
+  CHECK(v1.commitments[0] == ok.output->samples[0].commitments);
+  CHECK(v1.commitments[1] == ok.output->samples[1].commitments);
+}
+
+TEST_CASE("hidden log: tampering is always rejected with a blame",
+          "[sampling][hidden][log][tamper]") {
+  const HiddenParams p = small_params(2);
+  const std::vector<std::size_t> members{0, 1};
+  const Attempt& a = honest_attempt();
+  REQUIRE(a.output.has_value());
+  const auto& log = a.log;
+  REQUIRE(verify_hidden_log(p, members, log).ok);
+  const std::size_t n = log.size();
+  // Every payload truncated and a bit flipped at the first message of each kind; the other
+  // tamperings at the first, a middle and the last message (the long suite runs them all on a
+  // spread of positions).
+  const auto firsts = test::first_of_each_kind(log);
+  SECTION("payloads") {
+    DeterministicRng rng(9);
+    for (std::size_t i : firsts) test::tamper_payload(p, members, log, i, rng);
+  }
+  SECTION("messages") {
+    const std::size_t replies = firsts[2];
+    for (std::size_t i : {std::size_t{0}, replies, n / 2, n - 1})
+      test::tamper_message(p, members, log, i);
+    test::tamper_log(p, members, log);
+  }
+}
+
+TEST_CASE("hidden log: every message fits one board entry for all parameters",
+          "[sampling][hidden][log]") {
+  // The largest messages, from their layouts (docs/sampling.md, "Public log"): c ≤ 32 members,
+  // N ≤ 4096 bits, K = ⌊(|N| − 2)/672⌋ slots.
+  const std::size_t nb = 4096 / 8, ct = 2 * nb, K = (4096 - 2) / 672, c = 32;
+  const std::size_t shares = K * (2 * 32 + ct + ct + 32 + 72 + 48 + 32);
+  const std::size_t replies = (c - 1) * ct;
+  const std::size_t reveal = K * 6 * 32 + K * 32 + (c - 1) * (32 + K * 84);
+  CHECK(shares <= kMaxHiddenPayload);
+  CHECK(replies <= kMaxHiddenPayload);
+  CHECK(reveal <= kMaxHiddenPayload);
+  // The most truncations: the largest f and guard (each table is built once, which is slow).
+  const std::pair<unsigned, unsigned> fg[] = {{8, 4}, {16, 8}, {24, 8}, {24, 12}};
+  for (const auto& [f, guard] : fg) {
+    const HiddenParams p = HiddenParams::make(f, 5, 1.0, guard);
+    const std::size_t t = hidden_box_muller_counts(p).truncations;
+    // At most 4 commitments and 5 proven values per truncation, in proofs of ≤ 128 values.
+    std::size_t bytes = 4 * t * 32;
+    for (std::size_t done = 0; done < 5 * t; done += 128)
+      bytes += sigma::RangeProof::encoded_size(32, std::min<std::size_t>(128, 5 * t - done));
+    CHECK(bytes <= 10'000);  // docs/sampling.md, "Public log"
+  }
+  CHECK(shares == 13'776);
+  CHECK(replies == 31'744);
+  CHECK(reveal == 17'960);
+}
+
