@@ -146,6 +146,9 @@ int run_coordinate(const CoordinateArgs& a) {
     throw UsageError("--roster: " + std::to_string(roster.size()) + " parties listed but --parties is " +
                      std::to_string(a.parties));
   }
+  if (a.noise != "private") {
+    throw UsageError("--noise " + a.noise + ": separate processes use private noise in this version (hidden noise runs in `gopa run`)");
+  }
   std::string privacy;
   const gp::SessionParams p = plan_session(a, privacy);
   auto board = connect(a.board, a.board_key, "coordinate");

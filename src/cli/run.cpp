@@ -136,7 +136,10 @@ int run_run(const RunArgs& a) {
       count = static_cast<std::uint32_t>(std::stoul(n));
     }
     if (!kind || count == 0) {
-      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, cancel, noise, output, signature, replay, missing");
+      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, cancel, noise, output, signature, replay, missing, committee");
+    }
+    if (*kind == gp::CheatKind::committee && p.noise != gp::NoiseMode::hidden) {
+      throw UsageError("--cheat '" + c + "': committee cheats need --noise hidden");
     }
     cfg.cheats[*kind] += count;
     deviating += count;
@@ -202,6 +205,13 @@ int run_run(const RunArgs& a) {
     j["sampler"] = gp::sampler_name(p.sampler);
     j["sampler_precision"] = p.sampler_precision;
     j["privacy"] = privacy;
+    j["noise"] = gp::noise_mode_name(p.noise);
+    if (p.noise == gp::NoiseMode::hidden) {
+      j["committee"] = r.committee;
+      j["committee_attempts"] = r.committee_attempts;
+      j["committee_bytes"] = r.committee_bytes;
+    }
+    if (!r.withheld.empty()) j["withheld"] = r.withheld;
     j["estimate"] = r.estimate;
     if (simulated) j["true_mean"] = mean;
     j["counted"] = r.counted.size();
@@ -219,10 +229,20 @@ int run_run(const RunArgs& a) {
   } else {
     std::printf("session %s  board %s (%zu entries, %.1f KiB)\n", to_hex(r.session_id).substr(0, 16).c_str(),
                 path.c_str(), r.board_entries, static_cast<double>(r.board_bytes) / 1024.0);
-    std::printf("parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  noise: %s, %u fractional bits, proven\n", a.parties, a.dim,
-                p.neighbors, p.sigma_eta, p.sigma_delta, gp::sampler_name(p.sampler), p.sampler_precision);
+    if (p.noise == gp::NoiseMode::hidden) {
+      std::string members;
+      for (auto u : r.committee) members += (members.empty() ? "" : ",") + std::to_string(u);
+      std::printf("parties %u  dim %u  k %u  σ_Δ %.4g  noise: hidden, one Box–Muller sample σ %.4g per coordinate, %u "
+                  "fractional bits, committee {%s}, %zu attempt(s), %.1f KiB on the board\n",
+                  a.parties, a.dim, p.neighbors, p.sigma_delta, p.sigma_eta, p.sampler_precision, members.c_str(),
+                  r.committee_attempts, static_cast<double>(r.committee_bytes) / 1024.0);
+    } else {
+      std::printf("parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  noise: %s, %u fractional bits, proven\n", a.parties, a.dim,
+                  p.neighbors, p.sigma_eta, p.sigma_delta, gp::sampler_name(p.sampler), p.sampler_precision);
+    }
     std::printf("privacy: %s\n", privacy.c_str());
-    for (std::uint32_t j = 0; j < a.dim && j < 8; ++j) {
+    if (!r.withheld.empty()) std::printf("result withheld: %s\n", r.withheld.c_str());
+    for (std::uint32_t j = 0; j < a.dim && j < 8 && j < r.estimate.size(); ++j) {
       if (simulated) {
         std::printf("coordinate %u: estimate %.6f  true mean %.6f  error %+.2e\n", j, r.estimate[j], mean[j],
                     r.estimate[j] - mean[j]);
@@ -239,7 +259,9 @@ int run_run(const RunArgs& a) {
       std::printf("  party %u: %s%s%s\n", u, why.c_str(), d == r.deviating.end() ? "" : "   [simulated: ",
                   d == r.deviating.end() ? "" : (d->second + "]").c_str());
     }
-    std::printf("proof bytes per party: %zu (range + noise + output)\n", r.proof_bytes_per_party);
+    std::printf("proof bytes per party: %zu (%s)\n", r.proof_bytes_per_party,
+                p.noise == gp::NoiseMode::hidden ? "range + noise commitment + output; the committee's log is above"
+                                                 : "range + noise + output");
     std::printf("time:");
     for (const auto& ph : r.phases) std::printf(" %s %.2fs;", ph.name.c_str(), ph.seconds);
     std::printf(" audit %.2fs\n", audit_s);
@@ -321,7 +343,8 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   add_session_options(run, *a);
   run->add_option("--inputs", a->inputs, "CSV file: one row per party, --dim numbers in [0, --input-max]; default: simulated uniform inputs");
   run->add_option("--cheat", a->cheats,
-                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, cancel, noise, output, signature, replay or missing")
+                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, cancel, noise, output, signature, replay, "
+                  "missing, or committee (with --noise hidden: a committee member deviates inside the hidden-sample protocol)")
       ->expected(1)
       ->take_all();
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");

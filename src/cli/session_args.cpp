@@ -22,6 +22,11 @@ void add_session_options(CLI::App* cmd, SessionArgs& a) {
   cmd->add_option("--sigma-delta", a.sigma_delta, "set σ_Δ by hand (with --sigma-eta)");
   cmd->add_option("--sampler", a.sampler, "Gaussian sampler proven for the noise: box-muller (default), polar, inverse-cdf, clt");
   cmd->add_option("--sampler-precision", a.sampler_precision, "fractional bits of the proven noise samples, 8..16 (default 16)");
+  cmd->add_option("--noise", a.noise,
+                  "private: every party samples and proves its own noise (default); hidden: a committee computes one "
+                  "hidden sample per coordinate by secret sharing, so the average carries the trusted curator's noise "
+                  "even when half the parties collude (docs/sampling.md)");
+  cmd->add_option("--committee", a.committee, "hidden noise: committee size c, 2..32 (default 5)");
 }
 
 gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
@@ -45,6 +50,17 @@ gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
   p.sampler_precision = static_cast<std::uint8_t>(a.sampler_precision);
   SystemRng sys;
   sys.fill(p.nonce);
+  if (a.noise != "private" && a.noise != "hidden") throw UsageError("--noise '" + a.noise + "': must be private or hidden");
+  const bool hidden = a.noise == "hidden";
+  if (hidden) {
+    if (a.committee < 2 || a.committee > 32 || a.committee > a.parties) {
+      throw UsageError("--committee: must be in 2..32 and at most --parties (got " + std::to_string(a.committee) + ")");
+    }
+    if (p.sampler != gp::SamplerKind::box_muller) throw UsageError("--noise hidden computes Box–Muller samples: drop --sampler");
+    p.noise = gp::NoiseMode::hidden;
+    p.committee = static_cast<std::uint8_t>(a.committee);
+    p.paillier_bits = 2048;
+  }
   if (a.sigma_eta > 0 && a.sigma_delta > 0) {
     p.sigma_eta = a.sigma_eta;
     p.sigma_delta = a.sigma_delta;
@@ -67,6 +83,23 @@ gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
     }
     const gp::Plan plan = gp::make_plan(req);
     if (!plan.found) throw UsageError("no parameters meet (ε, δ) for this n and honest fraction; see `gopa plan`");
+    if (hidden) {
+      const gp::HiddenPlan hp = gp::make_hidden_plan(plan, a.committee);
+      if (!hp.found) throw UsageError("no hidden-noise parameters meet (ε, δ): " + hp.why);
+      p.sigma_eta = hp.sigma_c;
+      p.sigma_delta = hp.sigma_delta;
+      p.neighbors = a.neighbors ? a.neighbors : hp.k;
+      char buf[512];
+      std::snprintf(buf, sizeof buf,
+                    "(ε=%g, δ=%g)-DP per coordinate against %.0f%% colluders unless all %u committee members collude "
+                    "(probability %.2g); one hidden sample σ=%.4g = 1.05 × the trusted curator's (planned k=%u, "
+                    "distance bound %u, 100 sampled graphs)",
+                    a.epsilon, a.delta, 100.0 * (1.0 - a.honest_fraction), a.committee, hp.committee_captured,
+                    hp.sigma_c, hp.k, hp.distance);
+      privacy = buf;
+      if (auto why = p.validate()) throw UsageError(*why);
+      return p;
+    }
     p.sigma_eta = plan.sigma_eta;
     p.sigma_delta = plan.sigma_delta;
     p.neighbors = a.neighbors ? a.neighbors : plan.k;

@@ -42,12 +42,14 @@ struct SessionArgs {
   double sigma_delta = 0;
   std::string sampler = "box-muller";
   unsigned sampler_precision = 16;
+  std::string noise = "private";  // private | hidden
+  unsigned committee = 5;
   std::uint32_t round_timeout_ms = 60'000;
   std::uint64_t seed = 1;
 };
 
 // --parties, --dim, --input-max, --epsilon, --delta, --honest-fraction, --neighbors,
-// --sigma-eta, --sigma-delta, --sampler, --sampler-precision.
+// --sigma-eta, --sigma-delta, --sampler, --sampler-precision, --noise, --committee.
 void add_session_options(CLI::App* cmd, SessionArgs& a);
 
 // Validated parameters (fresh nonce) and a sentence stating the privacy guarantee; throws

@@ -169,7 +169,7 @@ Bytes SetupHead::encode() const {
 std::optional<SetupHead> SetupHead::decode(std::span<const std::uint8_t> in, std::string* why) {
   Reader r(in, why);
   if (!r.version()) return std::nullopt;
-  const auto pbytes = r.bytes(54, "session parameters");
+  const auto pbytes = r.bytes(SessionParams::kEncodedBytes, "session parameters");
   if (!r.ok()) return std::nullopt;
   std::string pwhy;
   auto params = SessionParams::decode(pbytes, &pwhy);
@@ -493,6 +493,51 @@ std::optional<MaskedMessage> MaskedMessage::decode(std::span<const std::uint8_t>
 
 // ---------------------------------------------------------------- result
 
+Bytes CommitteeMessage::encode() const {
+  Writer w(kMessageVersion);
+  w.u32(call);
+  w.u32(attempt);
+  w.bytes(message.encode());
+  return w.take();
+}
+
+std::optional<CommitteeMessage> CommitteeMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  CommitteeMessage m;
+  m.call = r.u32("call");
+  m.attempt = r.u32("attempt");
+  if (!r.ok()) return std::nullopt;
+  auto msg = sampling::HiddenMessage::decode(r.bytes(r.remaining(), "committee message"));
+  if (!msg) {
+    r.fail("committee message: malformed frame");
+    return std::nullopt;
+  }
+  m.message = std::move(*msg);
+  return done(r, std::move(m));
+}
+
+Bytes NoiseShareMessage::encode() const {
+  Writer w(kMessageVersion);
+  for (const auto& s : shares) w.scalar(s);
+  for (const auto& b : blinders) w.scalar(b);
+  return w.take();
+}
+
+std::optional<NoiseShareMessage> NoiseShareMessage::decode(std::span<const std::uint8_t> in, std::uint32_t dim,
+                                                           std::string* why) {
+  Reader r(in, why);
+  if (!r.version()) return std::nullopt;
+  if (r.remaining() != static_cast<std::size_t>(dim) * 64) {
+    r.fail("noise shares: expected 2·d scalars");
+    return std::nullopt;
+  }
+  NoiseShareMessage m;
+  for (std::uint32_t j = 0; j < dim; ++j) m.shares.push_back(r.scalar("noise share"));
+  for (std::uint32_t j = 0; j < dim; ++j) m.blinders.push_back(r.scalar("noise blinder"));
+  return done(r, std::move(m));
+}
+
 Bytes ResultMessage::encode(std::uint32_t parties) const {
   Writer w(kMessageVersion);
   Bytes bitmap((static_cast<std::size_t>(parties) + 7) / 8, 0);
@@ -510,12 +555,12 @@ std::optional<ResultMessage> ResultMessage::decode(std::span<const std::uint8_t>
   const std::size_t len = (static_cast<std::size_t>(parties) + 7) / 8;
   const auto bitmap = r.bytes(len, "counted parties");
   if (!r.ok()) return std::nullopt;
-  if (parties % 8 != 0 && (bitmap[len - 1] >> (parties % 8)) != 0) {
+  if (parties % 8 != 0 && (static_cast<unsigned>(bitmap[len - 1]) >> (parties % 8)) != 0) {
     r.fail("counted-party bitmap marks an index beyond the last party");
     return std::nullopt;
   }
   for (std::uint32_t u = 0; u < parties; ++u) {
-    if ((bitmap[u / 8] >> (u % 8)) & 1u) m.counted.push_back(u);
+    if ((static_cast<unsigned>(bitmap[u / 8]) >> (u % 8)) & 1u) m.counted.push_back(u);
   }
   if (!r.need(static_cast<std::size_t>(dim) * 32, "sum")) return std::nullopt;
   for (std::uint32_t j = 0; j < dim; ++j) m.sum.push_back(r.scalar("sum"));

@@ -41,7 +41,7 @@ constexpr std::string_view kPartyTranscript = "gopa/party v1";
 // the coordinator can close them separately.
 constexpr std::uint32_t kRoundSetup = 1, kRoundSeedCommit = 2, kRoundSeedReveal = 3, kRoundEdgeSeed = 4,
                         kRoundBoxComplaint = 5, kRoundCommit = 6, kRoundCancelComplaint = 7, kRoundMasked = 8,
-                        kRoundRecovery = 9, kRoundResult = 10;
+                        kRoundRecovery = 9, kRoundResult = 10, kRoundCommittee = 11;
 
 Key32 derive_key(std::uint64_t seed, std::string_view label, std::uint32_t index) {
   crypto_generichash_state st;
@@ -146,6 +146,11 @@ struct View {
   std::vector<std::pair<std::uint32_t, ComplaintMessage>> complaints;  // (sender, complaint)
   std::map<std::uint32_t, CommitMessage> commits;
   std::map<std::uint32_t, MaskedMessage> masked;
+  // Hidden noise: the committee's log per (call, attempt), in board order, and opened shares.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<sampling::HiddenMessage>> committee_log;
+  std::map<std::uint32_t, NoiseShareMessage> noise_shares;
+  Bytes committee_digests;  // BLAKE2b of every kept committee payload, in order (cache key)
+  std::size_t committee_bytes = 0;
   std::optional<ResultMessage> result;
   std::map<std::uint32_t, Key32> commit_digest, masked_digest;  // BLAKE2b of the kept payloads
   std::size_t noise_seeds = 0;                     // seed commitments per party
@@ -270,6 +275,21 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         case MessageType::round_cosignature:
           if (auto m = RoundMarker::decode(en.payload, &why); m && m->round == en.round) v.done[m->round].insert(u);
           else bad("round marker");
+          break;
+        case MessageType::committee:
+          if (auto m = CommitteeMessage::decode(en.payload, &why); m && m->message.member == u) {
+            const Key32 d = digest(en.payload);
+            v.committee_digests.insert(v.committee_digests.end(), d.begin(), d.end());
+            v.committee_bytes += en.payload.size();
+            v.committee_log[{m->call, m->attempt}].push_back(std::move(m->message));
+          } else {
+            if (m) why = "its member field names another party";
+            bad("committee message");
+          }
+          break;
+        case MessageType::noise_share:
+          if (auto m = NoiseShareMessage::decode(en.payload, p.dim, &why)) v.noise_shares.emplace(u, std::move(*m));
+          else bad("noise shares");
           break;
         case MessageType::masked_value:
           if (auto m = MaskedMessage::decode(en.payload, p.dim, &why)) {
@@ -457,6 +477,24 @@ class Party {
     return it == seeds_.end() ? nullptr : &it->second;
   }
 
+  // Hidden noise: this party's share (and blinder) of coordinate j, at the sampler's precision.
+  void set_noise_share(std::uint32_t dim, std::uint32_t j, const Scalar& share, const Scalar& blinder) {
+    noise_share_.resize(dim);
+    noise_share_[j] = {share, blinder};
+  }
+  bool holds_noise_share() const {
+    return std::any_of(noise_share_.begin(), noise_share_.end(), [](const auto& x) { return x.has_value(); });
+  }
+  NoiseShareMessage noise_share_message(std::uint32_t dim) const {
+    NoiseShareMessage m;
+    for (std::uint32_t j = 0; j < dim; ++j) {
+      const bool has = j < noise_share_.size() && noise_share_[j];
+      m.shares.push_back(has ? noise_share_[j]->first : Scalar::zero());
+      m.blinders.push_back(has ? noise_share_[j]->second : Scalar::zero());
+    }
+    return m;
+  }
+
   CommitMessage commitments(const Bytes32& sid, const SessionParams& p, const Key32& public_randomness) {
     auto gens = range_gens(p);
     CommitMessage m;
@@ -494,6 +532,24 @@ class Party {
         m.edge_terms.push_back(commit(SecretScalar(scalar_from_signed(dj)), r, *gens));
       }
     }
+    const std::int64_t scale = std::int64_t{1} << noise_shift(p);
+    const Scalar scale_s = Scalar::from_u64(static_cast<std::uint64_t>(scale));
+    if (p.noise == NoiseMode::hidden) {
+      // A committee member's noise is its share of the hidden sample (its commitment is the
+      // committee's); everyone else adds none (the identity).
+      for (std::uint32_t j = 0; j < p.dim; ++j) {
+        const bool has = j < noise_share_.size() && noise_share_[j];
+        Scalar share = has ? noise_share_[j]->first : Scalar::zero();
+        const Scalar blind = has ? noise_share_[j]->second : Scalar::zero();
+        if (cheat == CheatKind::noise && j == 0) share += Scalar::one();  // one ulp more than its share
+        m.noise.push_back(has || (cheat == CheatKind::noise && j == 0)
+                              ? commit(SecretScalar(share), SecretScalar(blind), *gens)
+                              : Point::identity());
+        eta_.push_back(share * scale_s);
+        eta_blind_.push_back(SecretScalar(blind * scale_s));
+      }
+      return m;
+    }
     // η_j = Sampler(s_i), s_i = (x_i + y_i) mod 2^m: x_i committed in round 2, y_i from the joint
     // randomness; the proof shows the committed samples are the sampler's output on them.
     const auto sp = noise_sampler(p);
@@ -503,7 +559,6 @@ class Party {
     auto noise = circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, rng_);
     m.noise = std::move(noise.sample_commitments);
     m.noise_proof = noise.proof.encode();
-    const std::int64_t scale = std::int64_t{1} << noise_shift(p);
     if (cheat == CheatKind::noise) {
       // Twice the sample, plus one ulp, committed in place of the sample (and X̂ kept consistent
       // with that): only the noise proof can catch it.
@@ -511,7 +566,7 @@ class Party {
       m.noise[0] = commit(SecretScalar(scalar_from_signed(samples[0])), blinders[0], *gens);
     }
     for (std::uint32_t j = 0; j < p.dim; ++j) {
-      eta_.push_back(samples[j] * scale);
+      eta_.push_back(scalar_from_signed(samples[j] * scale));
       eta_blind_.push_back(blinders[j] * Scalar::from_u64(static_cast<std::uint64_t>(scale)));
     }
     sodium_memzero(samples.data(), samples.size() * sizeof(std::int64_t));
@@ -524,7 +579,7 @@ class Party {
     std::vector<Point> combined;
     std::vector<SecretScalar> blind;
     for (std::uint32_t j = 0; j < p.dim; ++j) {
-      Scalar x = Scalar::from_u64(input_[j]) + scalar_from_signed(eta_[j]);
+      Scalar x = Scalar::from_u64(input_[j]) + eta_[j];
       if (j == 0) x += input_shift_;
       SecretScalar r = input_blind_[j] + eta_blind_[j];
       for (const auto& [v, z] : edges_) {
@@ -556,8 +611,9 @@ class Party {
   std::map<std::uint32_t, EdgeNoise> edges_;
   std::map<std::uint32_t, Seed32> seeds_;
   std::vector<SecretScalar> input_blind_;
-  std::vector<std::int64_t> eta_;
+  std::vector<Scalar> eta_;
   std::vector<SecretScalar> eta_blind_;
+  std::vector<std::optional<std::pair<Scalar, Scalar>>> noise_share_;
   Scalar input_shift_;
   std::optional<std::pair<std::uint32_t, std::int64_t>> cancel_shift_;
 };
@@ -608,6 +664,76 @@ struct ProofChecks {
   bool has_output = false;
 };
 
+// Hidden noise as the board shows it: the committee drawn by the joint randomness, each call's
+// attempts re-verified from their public logs (sampling::verify_hidden_log), the members named
+// by an abort, and the commitment every party's noise must equal.
+struct HiddenNoise {
+  bool complete = false;
+  std::string problem;                          // why the noise is not complete
+  std::vector<std::uint32_t> committee;
+  std::map<std::uint32_t, std::string> blamed;  // member → where it deviated
+  // expected[j]: the parties holding a share of coordinate j, with their share commitments
+  // (at the sampler's precision); every other party's noise commitment must be the identity.
+  std::vector<std::map<std::uint32_t, Point>> expected;
+  std::size_t attempts = 0, messages = 0;
+};
+
+HiddenNoise check_hidden(const View& v, const Key32& y) {
+  const SessionParams& p = v.setup->params;
+  HiddenNoise h;
+  std::vector<std::uint32_t> eligible;
+  for (const auto& [u, c] : v.seed_commits) {
+    auto r = v.reveals.find(u);
+    if (r != v.reveals.end() && randomness_commitment(v.sid, u, r->second.share) == c.randomness_commitment) {
+      eligible.push_back(u);
+    }
+  }
+  h.committee = select_committee(p, y, eligible);
+  h.expected.resize(p.dim);
+  const sampling::HiddenParams hp = hidden_params(p);
+  std::vector<std::size_t> members(h.committee.begin(), h.committee.end());
+  for (std::uint32_t call = 0; call < hidden_calls(p); ++call) {
+    for (std::uint32_t attempt = 0;; ++attempt) {
+      const std::string where = "call " + std::to_string(call) + ", attempt " + std::to_string(attempt);
+      if (members.size() < 2) {
+        h.problem = "fewer than two committee members left (" + where + ")";
+        return h;
+      }
+      if (attempt >= 32) {
+        h.problem = "more than 32 attempts for call " + std::to_string(call);
+        return h;
+      }
+      auto it = v.committee_log.find({call, attempt});
+      if (it == v.committee_log.end()) {
+        h.problem = "no committee log for " + where;
+        return h;
+      }
+      ++h.attempts;
+      h.messages += it->second.size();
+      const sampling::HiddenVerdict verdict = sampling::verify_hidden_log(hp, members, it->second);
+      if (verdict.ok) {
+        for (std::uint32_t s = 0; s < 2; ++s) {
+          const std::uint32_t j = 2 * call + s;
+          if (j >= p.dim) break;
+          for (std::size_t k = 0; k < members.size(); ++k) {
+            h.expected[j].emplace(static_cast<std::uint32_t>(members[k]), verdict.commitments[s][k]);
+          }
+        }
+        break;
+      }
+      if (verdict.blame) {
+        const auto who = static_cast<std::uint32_t>(verdict.blame->member);
+        h.blamed.emplace(who, std::string("hidden-noise committee, ") + where + ", " +
+                                  sampling::step_name(verdict.blame->step) + ": " + verdict.blame->why);
+        members.erase(std::remove(members.begin(), members.end(), verdict.blame->member), members.end());
+      }
+      // Otherwise an abort nobody caused (probability 1/ℓ per random bit): the same members again.
+    }
+  }
+  h.complete = true;
+  return h;
+}
+
 // Verdicts on proofs already checked, keyed by party and by a digest of everything the checks
 // read (commit and masked payloads, seed commitments, joint randomness), so a board re-read in
 // a later pass re-verifies only what changed.
@@ -623,11 +749,37 @@ class ProofCache {
     std::lock_guard<std::mutex> lock(mu_);
     entries_[u] = {key, std::move(c)};
   }
+  // The hidden-noise verdict, keyed by the committee entries and the joint randomness.
+  std::optional<HiddenNoise> find_hidden(const Key32& key) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!hidden_ || hidden_->first != key) return std::nullopt;
+    return hidden_->second;
+  }
+  void put_hidden(const Key32& key, HiddenNoise h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    hidden_ = {key, std::move(h)};
+  }
 
  private:
   mutable std::mutex mu_;
   std::map<std::uint32_t, std::pair<Key32, ProofChecks>> entries_;
+  std::optional<std::pair<Key32, HiddenNoise>> hidden_;
 };
+
+HiddenNoise cached_hidden(const View& v, const Key32& y, ProofCache* cache) {
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, nullptr, 0, 32);
+  crypto_generichash_update(&st, v.committee_digests.data(), v.committee_digests.size());
+  crypto_generichash_update(&st, y.data(), y.size());
+  Key32 key{};
+  crypto_generichash_final(&st, key.data(), key.size());
+  if (cache) {
+    if (auto hit = cache->find_hidden(key)) return *hit;
+  }
+  HiddenNoise h = check_hidden(v, y);
+  if (cache) cache->put_hidden(key, h);
+  return h;
+}
 
 // The range and noise proofs of a group of parties, each kind checked with one batched equation
 // (random weights, one MSM); when a batch fails, every proof of that kind in the group is checked
@@ -661,11 +813,15 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
       if (!r) out[at[k]].range = std::string("input out of range (range proof rejected: ") + r.message + ")";
     }
   }
-  // Noise proofs.
+  // Noise proofs (private noise; hidden noise is checked against the committee's log in judge()).
   at.clear();
   std::vector<std::vector<std::uint64_t>> ys;
   std::vector<circuits::GaussianClaim> claims;
   for (std::size_t i = 0; i < group.size(); ++i) {
+    if (p.noise == NoiseMode::hidden) {
+      if (!v.commits.at(group[i]).noise_proof.empty()) out[i].noise = "a noise proof in a session with hidden noise";
+      continue;
+    }
     if (!v.seed_commits.count(group[i])) {
       out[i].noise = "noise proof without committed seeds";
       continue;
@@ -754,6 +910,8 @@ struct Verdict {
   std::vector<std::uint32_t> counted;
   std::vector<Scalar> sum;
   std::set<Edge> unresolved;  // edges to excluded parties whose seed nobody has revealed yet
+  std::string withheld;       // non-empty: no result may be released (hidden noise incomplete)
+  std::optional<HiddenNoise> hidden;
 };
 
 // final_judgement = false: the base verdict, without excluding parties for seeds they have not
@@ -871,10 +1029,48 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judge
     }
   }
   const auto sp = noise_sampler(p);
-  out.checks.push_back({"noise sampled from committed seeds", noise_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
-                        std::to_string(proofs.size() - noise_fail) + "/" + std::to_string(proofs.size()) + " valid (" +
-                            circuits::sampler_name(sp.kind) + ", " + std::to_string(p.sampler_precision) +
-                            " fractional bits)"});
+  if (p.noise == NoiseMode::private_samples) {
+    out.checks.push_back({"noise sampled from committed seeds", noise_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                          std::to_string(proofs.size() - noise_fail) + "/" + std::to_string(proofs.size()) + " valid (" +
+                              circuits::sampler_name(sp.kind) + ", " + std::to_string(p.sampler_precision) +
+                              " fractional bits)"});
+  } else {
+    // Hidden noise: the committee's logs verify, and every party's noise commitment is its share's
+    // commitment (members) or the identity (everyone else).
+    out.hidden = cached_hidden(v, view_randomness(v), cache);
+    const HiddenNoise& h = *out.hidden;
+    for (const auto& [u, why] : h.blamed) blame(u, why);
+    std::string detail = "committee of " + std::to_string(h.committee.size()) + ", " + std::to_string(h.attempts) +
+                         " attempt(s), " + std::to_string(h.messages) + " messages, " +
+                         std::to_string(v.committee_bytes) + " bytes; Box–Muller, " +
+                         std::to_string(p.sampler_precision) + " fractional bits, " + std::to_string(p.paillier_bits) +
+                         "-bit Paillier" + (p.paillier_bits < 2048 ? " (insecure test size)" : "");
+    if (!h.blamed.empty()) detail += "; " + std::to_string(h.blamed.size()) + " member(s) named";
+    if (!h.complete) detail = h.problem + "; " + detail;
+    out.checks.push_back({"hidden noise: committee logs verified", h.complete && h.blamed.empty() ? CheckStatus::pass : CheckStatus::fail,
+                          detail});
+    std::size_t share_fail = 0;
+    if (h.complete) {
+      for (const auto& [u, m] : v.commits) {
+        for (std::uint32_t j = 0; j < p.dim; ++j) {
+          auto e = h.expected[j].find(u);
+          const Point want = e == h.expected[j].end() ? Point::identity() : e->second;
+          if (m.noise[j] != want) {
+            blame(u, e == h.expected[j].end() ? "noise commitment in coordinate " + std::to_string(j) +
+                                                    " although not holding a share of the hidden noise"
+                                              : "noise commitment in coordinate " + std::to_string(j) +
+                                                    " is not its share of the hidden noise");
+            ++share_fail;
+            break;
+          }
+        }
+      }
+    }
+    out.checks.push_back({"noise commitments are the committee's shares",
+                          !h.complete ? CheckStatus::skip : share_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                          std::to_string(v.commits.size() - share_fail) + "/" + std::to_string(v.commits.size()) + " parties"});
+    if (!h.complete) out.withheld = "hidden noise incomplete: " + h.problem;
+  }
 
   // Output correctness.
   std::size_t out_fail = 0;
@@ -944,6 +1140,35 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judge
     }
     out.counted.push_back(u);
   }
+  if (out.hidden && out.hidden->complete) {
+    // Shares held by parties that are not counted must be opened (round 9) for the sum to carry η
+    // once; at least one counted holder must keep its share folded, or η would be public.
+    const Scalar scale = Scalar::from_u64(std::uint64_t{1} << noise_shift(p));
+    std::size_t opened_ok = 0;
+    std::set<std::uint32_t> checked;
+    for (std::uint32_t j = 0; j < p.dim && out.withheld.empty(); ++j) {
+      bool folded = false;
+      for (const auto& [h, c] : out.hidden->expected[j]) {
+        if (counted.count(h)) {
+          folded = true;
+          continue;
+        }
+        auto ns = v.noise_shares.find(h);
+        if (ns == v.noise_shares.end() || commit(SecretScalar(ns->second.shares[j]), SecretScalar(ns->second.blinders[j]), *gens) != c) {
+          out.withheld = "committee member " + std::to_string(h) + " is not counted and has not opened its share of the hidden noise";
+          break;
+        }
+        if (checked.insert(h).second) ++opened_ok;
+        out.sum[j] += ns->second.shares[j] * scale;
+      }
+      if (out.withheld.empty() && !folded) {
+        out.withheld = "no counted party keeps a share of the hidden noise of coordinate " + std::to_string(j) + " folded in";
+      }
+    }
+    out.checks.push_back({"hidden noise carried exactly once", out.withheld.empty() ? CheckStatus::pass : CheckStatus::fail,
+                          out.withheld.empty() ? std::to_string(opened_ok) + " uncounted member(s) opened their shares"
+                                               : out.withheld});
+  }
   return out;
 }
 
@@ -969,13 +1194,14 @@ const char* cheat_name(CheatKind k) noexcept {
     case CheatKind::signature: return "signature";
     case CheatKind::replay: return "replay";
     case CheatKind::missing: return "missing";
+    case CheatKind::committee: return "committee";
   }
   return "?";
 }
 
 std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept {
   for (auto k : {CheatKind::range, CheatKind::cancel, CheatKind::noise, CheatKind::output, CheatKind::signature, CheatKind::replay,
-                 CheatKind::missing}) {
+                 CheatKind::missing, CheatKind::committee}) {
     if (name == cheat_name(k)) return k;
   }
   return std::nullopt;
@@ -1003,6 +1229,12 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   if (deviating + 1 > p.parties) {
     return make_error(Errc::invalid_argument, "cheaters and drop-outs must leave at least one honest party");
   }
+  if (auto c = cfg.cheats.find(CheatKind::committee); c != cfg.cheats.end() && c->second > 0) {
+    if (p.noise != NoiseMode::hidden) return make_error(Errc::invalid_argument, "committee cheats need hidden noise");
+    if (c->second + 2 > p.committee) {
+      return make_error(Errc::invalid_argument, "committee cheats must leave at least two committee members");
+    }
+  }
   RunReport report;
   const Bytes32 sid = p.session_id();
   report.session_id = sid;
@@ -1028,6 +1260,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[pick.uniform(i)]);
     std::size_t next = 0;
     for (const auto& [kind, count] : cfg.cheats) {
+      if (kind == CheatKind::committee) continue;  // among the committee, once it is drawn
       for (std::uint32_t c = 0; c < count; ++c) {
         parties[order[next]]->cheat = kind;
         report.deviating[order[next]] = cheat_name(kind);
@@ -1077,6 +1310,69 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   const Key32 y = joint_randomness(sid, shares);
   const Graph g = derive_graph(p.parties, p.neighbors, y);
   phase_done("joint randomness");
+
+  // Round 11 (hidden noise, between rounds 3 and 4): the committee drawn by y computes one
+  // hidden Box–Muller pair per two coordinates; every message goes on the board from its
+  // member; a member named by an abort is left out of every later attempt and call.
+  if (p.noise == NoiseMode::hidden) {
+    std::vector<std::uint32_t> eligible(p.parties);
+    for (std::uint32_t u = 0; u < p.parties; ++u) eligible[u] = u;
+    report.committee = select_committee(p, y, eligible);
+    std::vector<sampling::Cheat> cheats;
+    if (auto c = cfg.cheats.find(CheatKind::committee); c != cfg.cheats.end()) {
+      std::vector<std::uint32_t> order = report.committee;
+      DeterministicRng pick(derive_key(cfg.seed, "gopa/sim/committee-cheaters", 0));
+      for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[pick.uniform(i)]);
+      for (std::uint32_t i = 0; i < c->second; ++i) {
+        const std::uint32_t u = order[i];
+        parties[u]->cheat = CheatKind::committee;
+        report.deviating[u] = cheat_name(CheatKind::committee);
+        // A step of the committee protocol, chosen from the seed (sampling::Step 1..9).
+        const auto step = static_cast<sampling::Step>(1 + pick.uniform(9));
+        cheats.push_back(sampling::Cheat{u, step, 0});
+      }
+    }
+    const sampling::HiddenParams hp = hidden_params(p);
+    DeterministicRng crng(derive_key(cfg.seed, "gopa/sim/committee", 0));
+    std::vector<std::size_t> members(report.committee.begin(), report.committee.end());
+    for (std::uint32_t call = 0; call < hidden_calls(p); ++call) {
+      for (std::uint32_t attempt = 0;; ++attempt) {
+        if (members.size() < 2) {
+          return make_error(Errc::invalid_argument, "hidden noise: fewer than two committee members left");
+        }
+        if (attempt >= 32) return make_error(Errc::invalid_argument, "hidden noise: more than 32 attempts");
+        progress("hidden noise (committee)", call, hidden_calls(p));
+        sampling::Attempt a = sampling::hidden_box_muller_attempt(hp, members, cheats, crng);
+        // The log is a sequence: its messages go on the board one by one, in order.
+        for (const auto& msg : a.log) {
+          auto r = board.append(parties[msg.member]->entry(sid, kRoundCommittee, MessageType::committee,
+                                                            CommitteeMessage{call, attempt, msg}.encode()));
+          if (!r) return r.error();
+        }
+        ++report.committee_attempts;
+        if (a.output) {
+          for (std::uint32_t sidx = 0; sidx < 2; ++sidx) {
+            const std::uint32_t j = 2 * call + sidx;
+            if (j >= p.dim) break;
+            const sampling::SharedOutput& out = a.output->samples[sidx];
+            for (std::size_t k = 0; k < out.members.size(); ++k) {
+              parties[out.members[k]]->set_noise_share(p.dim, j, out.shares[k], out.blinders[k]);
+            }
+          }
+          break;
+        }
+        if (a.blame) {
+          members.erase(std::remove(members.begin(), members.end(), a.blame->member), members.end());
+          // A named member does not deviate again in later calls.
+          cheats.erase(std::remove_if(cheats.begin(), cheats.end(),
+                                      [&](const sampling::Cheat& c) { return c.member == a.blame->member; }),
+                       cheats.end());
+        }
+      }
+    }
+    progress("hidden noise (committee)", hidden_calls(p), hidden_calls(p));
+    phase_done("hidden noise (committee)");
+  }
 
   // Round 4: sealed pairwise seeds, lo → hi; 4b: complaints about seeds that do not open.
   std::size_t sent = 0;
@@ -1198,11 +1494,17 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // 6b: parties reveal their seeds with excluded neighbours until nothing is pending, so the
   // excluded parties' pairwise terms can be removed from the sum.
   std::set<Edge> revealed_edges;
+  std::set<std::uint32_t> revealed_shares;
   for (int pass = 0; pass < 8; ++pass) {
     auto view = read_view(board);
     if (!view) return view.error();
     const Verdict verdict = judge(view.value(), g, &cache, /*final_judgement=*/false);
     for (const auto& [u, why] : verdict.bad) {
+      // An excluded committee member that is still here opens its noise shares.
+      if (!parties[u]->dropout && parties[u]->holds_noise_share() && revealed_shares.insert(u).second) {
+        round.push_back(parties[u]->entry(sid, kRoundRecovery, MessageType::noise_share,
+                                          parties[u]->noise_share_message(p.dim).encode()));
+      }
       for (auto w : g.neighbours(u)) {
         if (parties[w]->dropout) continue;
         const Seed32* s = parties[w]->seed_with(u);
@@ -1222,12 +1524,17 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   auto view = read_view(board);
   if (!view) return view.error();
   Verdict verdict = judge(view.value(), g, &cache);
-  if (auto e = fail_if(coordinator_post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)))) {
-    return *e;
+  report.withheld = verdict.withheld;
+  if (verdict.hidden) report.committee_bytes = view.value().committee_bytes;
+  if (verdict.withheld.empty()) {
+    if (auto e = fail_if(coordinator_post(kRoundResult, MessageType::result,
+                                          ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)))) {
+      return *e;
+    }
   }
   report.counted = verdict.counted;
   for (const auto& [u, why] : verdict.bad) report.excluded.emplace(u, why);
-  report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
+  if (verdict.withheld.empty()) report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
   for (auto u : verdict.counted) report.published[u] = estimate_of(p, view.value().masked.at(u).xhat, 1);
   phase_done("aggregate");
   auto final_view = read_view(board);
@@ -1272,6 +1579,9 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   if (!first) return first.error();
   const SetupMessage setup = *first.value().setup;
   const SessionParams& p = setup.params;
+  if (p.noise == NoiseMode::hidden) {
+    return make_error(Errc::invalid_argument, "hidden noise runs in `gopa run` only in this version (the committee runs in one process)");
+  }
   const Bytes32 sid = p.session_id();
   if (o.index >= p.parties) return make_error(Errc::invalid_argument, "party index is outside the session's roster");
   if (!(setup.roster[o.index] == o.keys.public_entry())) {
@@ -1406,6 +1716,9 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
 bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulletin::Board& board) {
   const SessionParams& p = o.params;
   if (auto why = p.validate()) return make_error(Errc::invalid_argument, *why);
+  if (p.noise == NoiseMode::hidden) {
+    return make_error(Errc::invalid_argument, "hidden noise runs in `gopa run` only in this version (the committee runs in one process)");
+  }
   if (o.roster.size() != p.parties) {
     return make_error(Errc::invalid_argument, "the roster has " + std::to_string(o.roster.size()) +
                                                   " parties but the parameters say " + std::to_string(p.parties));
@@ -1489,11 +1802,15 @@ AuditReport audit_session(bulletin::Board& board) {
   a.checks.insert(a.checks.end(), verdict.checks.begin(), verdict.checks.end());
   a.misbehaving = verdict.bad;
   a.counted = verdict.counted;
-  a.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
+  // A withheld result has no estimate: its sum lacks a share of the hidden noise.
+  if (verdict.withheld.empty()) a.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
   a.checks.push_back({"excluded parties' pairwise terms removed",
                       verdict.unresolved.empty() ? CheckStatus::pass : CheckStatus::fail,
                       std::to_string(verdict.unresolved.size()) + " edges left unopened"});
-  if (!v.result) {
+  if (!verdict.withheld.empty()) {
+    a.checks.push_back({"result withheld", v.result ? CheckStatus::fail : CheckStatus::pass,
+                        v.result ? "a result was released although " + verdict.withheld : verdict.withheld});
+  } else if (!v.result) {
     a.checks.push_back({"released result", CheckStatus::fail, "no result entry from the coordinator"});
   } else {
     const bool same = v.result->counted == verdict.counted && v.result->sum == verdict.sum;

@@ -13,7 +13,8 @@ namespace gopa::protocol {
 
 namespace {
 
-constexpr std::size_t kEncodedSize = 1 + 4 + 4 + 1 + 1 + 1 + 4 + 8 + 8 + 1 + 1 + 4 + 16;  // 54
+constexpr std::size_t kEncodedSize = 1 + 4 + 4 + 1 + 1 + 1 + 4 + 8 + 8 + 1 + 1 + 1 + 1 + 2 + 4 + 16;  // 58
+static_assert(kEncodedSize == SessionParams::kEncodedBytes);
 constexpr std::string_view kSessionIdDomain = "gopa/session/v1";
 
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
@@ -128,6 +129,20 @@ std::optional<std::string> SessionParams::validate() const {
   // The sampler circuit scales by σ on a 2^-16 grid and bounds σ (gopa/circuits/samplers.hpp).
   if (sigma_eta < 0x1p-16 || sigma_eta > 1e5) return "sigma_eta: must be in [2^-16, 10^5]";
   if (round_timeout_ms == 0) return "round_timeout_ms: must be positive";
+  if (noise == NoiseMode::private_samples) {
+    if (committee != 0 || paillier_bits != 0) return "committee: only hidden noise has a committee (set 0 and paillier_bits 0)";
+  } else if (noise == NoiseMode::hidden) {
+    if (committee < 2 || committee > 32 || committee > parties) {
+      return "committee: must be in 2..min(32, n) (got " + std::to_string(committee) + ")";
+    }
+    if (sampler != SamplerKind::box_muller) return "sampler: hidden noise is computed by Box–Muller";
+    if (sampler_precision > 24) return "sampler_precision: hidden samples have at most 24 fractional bits";
+    if (paillier_bits < 674 || paillier_bits > 4096 || paillier_bits % 2 != 0) {
+      return "paillier_bits: must be even and in 674..4096 (2048 or more for security)";
+    }
+  } else {
+    return "noise: unknown noise mode";
+  }
   if (!sums_fit(2 * neighbors)) {
     return "bounds: n · (2^input_bits + (2k+1)·2^noise_bits) must stay below ℓ/2; lower input_bits or noise_bits";
   }
@@ -148,6 +163,10 @@ std::vector<std::uint8_t> SessionParams::encode() const {
   put_u64(out, std::bit_cast<std::uint64_t>(sigma_delta));
   out.push_back(static_cast<std::uint8_t>(sampler));
   out.push_back(sampler_precision);
+  out.push_back(static_cast<std::uint8_t>(noise));
+  out.push_back(committee);
+  out.push_back(static_cast<std::uint8_t>(paillier_bits >> 8));
+  out.push_back(static_cast<std::uint8_t>(paillier_bits));
   put_u32(out, round_timeout_ms);
   out.insert(out.end(), nonce.begin(), nonce.end());
   GOPA_CHECK(out.size() == kEncodedSize, "session encoding size");
@@ -179,6 +198,12 @@ std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t>
   if (s < 1 || s > 4) return fail("session parameters: unknown sampler " + std::to_string(s));
   p.sampler = static_cast<SamplerKind>(s);
   p.sampler_precision = r.u8();
+  const std::uint8_t mode = r.u8();
+  if (mode < 1 || mode > 2) return fail("session parameters: unknown noise mode " + std::to_string(mode));
+  p.noise = static_cast<NoiseMode>(mode);
+  p.committee = r.u8();
+  p.paillier_bits = static_cast<std::uint16_t>(r.u8() << 8);
+  p.paillier_bits = static_cast<std::uint16_t>(p.paillier_bits | r.u8());
   p.round_timeout_ms = r.u32();
   r.bytes(p.nonce);
   if (auto bad = p.validate()) return fail("session parameters: " + *bad);
@@ -187,6 +212,14 @@ std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t>
     return fail("session parameters: non-canonical encoding");
   }
   return p;
+}
+
+const char* noise_mode_name(NoiseMode m) noexcept {
+  switch (m) {
+    case NoiseMode::private_samples: return "private";
+    case NoiseMode::hidden: return "hidden";
+  }
+  return "unknown";
 }
 
 Bytes32 SessionParams::session_id() const {

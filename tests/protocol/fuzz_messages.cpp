@@ -51,5 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
   }
   round_trip<gp::RoundMarker>(in, nullptr);
+  round_trip<gp::CommitteeMessage>(in, nullptr);
+  round_trip<gp::NoiseShareMessage>(in, 2u, nullptr);
   return 0;
 }

@@ -110,7 +110,7 @@ TEST_CASE("A small roster is one setup entry", "[protocol][messages]") {
   const auto setup = make_setup(5);
   const auto entries = setup.encode_entries();
   REQUIRE(entries.size() == 1);
-  CHECK(entries[0].size() == 1 + 54 + 32 + 4 + 5 * 64);
+  CHECK(entries[0].size() == 1 + gp::SessionParams::kEncodedBytes + 32 + 4 + 5 * 64);
   Decoded d = decode_all(entries);
   auto whole = gp::SetupMessage::assemble(d.head, {});
   REQUIRE(whole.has_value());

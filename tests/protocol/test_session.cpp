@@ -69,6 +69,42 @@ TEST_CASE("Session parameters: validation names the bad parameter", "[protocol][
   expect_bad(q, "parties");             // but a session has at most kMaxParties parties
   q.parties = SessionParams::kMaxParties;
   CHECK_FALSE(q.validate().has_value());
+  // Hidden noise: a committee, Box–Muller, Paillier moduli; private noise has none of them.
+  q = p; q.committee = 3; expect_bad(q, "committee");
+  q = p; q.paillier_bits = 2048; expect_bad(q, "committee");
+  SessionParams h = p;
+  h.noise = NoiseMode::hidden;
+  h.committee = 3;
+  h.paillier_bits = 2048;
+  CHECK_FALSE(h.validate().has_value());
+  q = h; q.committee = 1; expect_bad(q, "committee");
+  q = h; q.committee = 11; expect_bad(q, "committee");  // more than n = 10
+  q = h; q.sampler = SamplerKind::clt; expect_bad(q, "sampler");
+  q = h; q.paillier_bits = 512; expect_bad(q, "paillier_bits");
+  q = h; q.frac_bits = 30; q.sampler_precision = 25; expect_bad(q, "sampler_precision");
+}
+
+TEST_CASE("Session parameters with hidden noise round-trip and get their own id", "[protocol][session]") {
+  SessionParams p = params();
+  SessionParams h = p;
+  h.noise = NoiseMode::hidden;
+  h.committee = 5;
+  h.paillier_bits = 2048;
+  const auto enc = h.encode();
+  REQUIRE(enc.size() == SessionParams::kEncodedBytes);
+  CHECK(enc[34] == 2);
+  CHECK(enc[35] == 5);
+  CHECK(enc[36] == 0x08);
+  CHECK(enc[37] == 0x00);
+  auto back = SessionParams::decode(enc);
+  REQUIRE(back.has_value());
+  CHECK(*back == h);
+  CHECK(h.session_id() != p.session_id());
+  auto bad = enc;
+  bad[34] = 3;
+  std::string why;
+  CHECK_FALSE(SessionParams::decode(bad, &why).has_value());
+  CHECK(why.find("noise mode") != std::string::npos);
 }
 
 TEST_CASE("Signed fixed-point values round-trip through Z_ℓ", "[protocol][session]") {

@@ -45,6 +45,8 @@ enum class MessageType : std::uint16_t {
   dropout = 10,            // report of a party that dropped out
   result = 11,             // the final estimate
   round_cosignature = 12,  // a party's cosignature of the round's checkpoint
+  committee = 13,          // a hidden-sample committee member's message (docs/sampling.md)
+  noise_share = 14,        // an excluded committee member's opened noise shares
 };
 [[nodiscard]] bool is_known_message_type(std::uint16_t value) noexcept;
 [[nodiscard]] const char* message_type_name(MessageType type) noexcept;

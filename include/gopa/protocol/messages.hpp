@@ -15,6 +15,7 @@
 #include "gopa/group.hpp"
 #include "gopa/protocol/output.hpp"
 #include "gopa/protocol/session.hpp"
+#include "gopa/sampling/log.hpp"
 
 namespace gopa::protocol {
 
@@ -147,6 +148,26 @@ struct RoundMarker {
   std::uint32_t round = 0;
   [[nodiscard]] Bytes encode() const;
   [[nodiscard]] static std::optional<RoundMarker> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
+};
+
+// Hidden noise, round 11 (entry type committee), posted between rounds 3 and 4 by a committee
+// member: one message of the public log (sampling/log.hpp) of attempt `attempt` of Box–Muller
+// call `call`. message.member is the sender's party index.
+struct CommitteeMessage {
+  std::uint32_t call = 0, attempt = 0;
+  sampling::HiddenMessage message;
+  [[nodiscard]] Bytes encode() const;
+  [[nodiscard]] static std::optional<CommitteeMessage> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
+};
+
+// Hidden noise, round 9 (entry type noise_share): a committee member that is not counted opens its
+// noise shares (at the sampler's precision) so that the sum still carries η exactly once; the
+// other members' shares stay folded into their X̂, so η stays hidden.
+struct NoiseShareMessage {
+  std::vector<Scalar> shares, blinders;  // d each: share and blinder of coordinate j
+  [[nodiscard]] Bytes encode() const;
+  [[nodiscard]] static std::optional<NoiseShareMessage> decode(std::span<const std::uint8_t> in, std::uint32_t dim,
+                                                               std::string* why = nullptr);
 };
 
 // Round 7 (result), by the coordinator: who counted and the released average. The counted set

@@ -20,6 +20,11 @@
 // Noise: η_u is the session sampler's output (protocol/noise.hpp, circuits/) on seeds
 // s_i = (x_i + y_i) mod 2^m, x_i committed in round 2 before the joint randomness fixes y_i; the
 // round-5 message carries the proof, checked by everyone like the range proof.
+// Hidden noise (SessionParams::noise): after round 3 a committee drawn by the joint randomness
+// computes one hidden η per coordinate as Pedersen-committed additive shares (gopa/sampling.hpp),
+// its whole log on the board; members fold their shares into X̂ and commit to them, everyone else
+// commits to no noise; an excluded member opens its shares in round 9. The coordinator withholds
+// the result when a share is missing. Separate processes (run_party/run_coordinator) refuse it.
 #pragma once
 
 #include <cstdint>
@@ -43,8 +48,12 @@ namespace gopa::protocol {
 // sampled η and keeps X̂ consistent with it (the noise proof fails); output: publishes X̂ that does not
 // match its commitments (output proof fails); signature: signs its X̂ with a wrong key (the
 // board refuses it, so its value is missing); replay: publishes another party's X̂ and proof
-// as its own (output proof fails: proofs are bound to the party); missing: never publishes X̂.
-enum class CheatKind { range, cancel, noise, output, signature, replay, missing };
+// as its own (output proof fails: proofs are bound to the party); missing: never publishes X̂;
+// committee (hidden noise only): a committee member deviates at a step of the hidden-sample
+// protocol chosen from the seed (identifiable abort names it; the committee restarts without it).
+// With hidden noise, `noise` commits to its share plus one ulp (or, outside the committee, to one
+// ulp instead of nothing).
+enum class CheatKind { range, cancel, noise, output, signature, replay, missing, committee };
 [[nodiscard]] const char* cheat_name(CheatKind k) noexcept;
 [[nodiscard]] std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept;
 
@@ -78,6 +87,13 @@ struct RunReport {
   std::size_t board_entries = 0;
   // The published X̂_u of every counted party, decoded to real units (what the board shows of u).
   std::map<std::uint32_t, std::vector<double>> published;
+  // Hidden noise: the committee drawn by the joint randomness, its attempts and board bytes.
+  std::vector<std::uint32_t> committee;
+  std::size_t committee_attempts = 0;
+  std::size_t committee_bytes = 0;
+  // Non-empty when no result was released (hidden noise incomplete: a committee member's share is
+  // missing); estimate is then empty.
+  std::string withheld;
 };
 
 [[nodiscard]] bulletin::Result<RunReport> run_session(const RunConfig& config, bulletin::Board& board);

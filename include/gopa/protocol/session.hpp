@@ -33,8 +33,16 @@ enum class SamplerKind : std::uint8_t {
 [[nodiscard]] const char* sampler_name(SamplerKind s) noexcept;
 [[nodiscard]] std::optional<SamplerKind> sampler_from_name(std::string_view name) noexcept;
 
+// Where the Gaussian noise of the average comes from (DESIGN.md §1).
+enum class NoiseMode : std::uint8_t {
+  private_samples = 1,  // every party samples its own η_u ~ N(0, σ_η²) and proves it
+  hidden = 2,           // a committee computes one hidden η ~ N(0, σ_η²) per coordinate as shares
+};
+[[nodiscard]] const char* noise_mode_name(NoiseMode m) noexcept;
+
 struct SessionParams {
-  static constexpr std::uint8_t kVersion = 1;
+  static constexpr std::uint8_t kVersion = 2;
+  static constexpr std::size_t kEncodedBytes = 58;
   // The roster travels in chunks of 1,000 keys (messages.hpp), so n is bounded by the cost of a
   // session rather than by the size of a board entry; the result's bitmap takes ⌈n/8⌉ bytes.
   static constexpr std::uint32_t kMaxParties = 100'000;
@@ -49,6 +57,13 @@ struct SessionParams {
   double sigma_delta = 0.0;           // σ_Δ (real units, > 0)
   SamplerKind sampler = SamplerKind::box_muller;
   std::uint8_t sampler_precision = 16;  // fractional bits of the sampler's output
+  // Hidden noise: σ_η is then the σ of the one hidden sample per coordinate, the sampler is
+  // Box–Muller at sampler_precision ∈ [8, 24] bits, `committee` parties (2..32, at most n)
+  // compute it with Paillier moduli of paillier_bits (even, 674..4096; 2048 or more for security).
+  // Private noise: committee = 0 and paillier_bits = 0.
+  NoiseMode noise = NoiseMode::private_samples;
+  std::uint8_t committee = 0;
+  std::uint16_t paillier_bits = 0;
   std::uint32_t round_timeout_ms = 60'000;
   std::array<std::uint8_t, 16> nonce{};  // makes two sessions with equal parameters distinct
 
