@@ -44,6 +44,20 @@ class Reader {
     pos_ += 2;
     return v;
   }
+  [[nodiscard]] std::optional<std::uint32_t> u32() {
+    if (remaining() < 4) return std::nullopt;
+    std::uint32_t v = 0;
+    for (unsigned i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(in_[pos_ + i]) << (8U * i);
+    pos_ += 4;
+    return v;
+  }
+  // The next n bytes (empty span if fewer remain; check remaining() first when n > 0).
+  [[nodiscard]] std::span<const std::uint8_t> bytes(std::size_t n) {
+    if (remaining() < n) return {};
+    auto s = in_.subspan(pos_, n);
+    pos_ += n;
+    return s;
+  }
   [[nodiscard]] std::optional<Point> point() {
     if (remaining() < 32) return std::nullopt;
     auto p = Point::decode(in_.subspan(pos_, 32));
