@@ -961,26 +961,22 @@ class Committee {
       fault(ids_[i], r == EncCheck::kRange ? Step::kCiphertextRange : Step::kTripleCiphertext,
             who(ids_[i]) + ": ciphertext proof rejected (" + enc_check_name(r) + ")");
     };
+    // Every proof, its group equations into `batch` (one MSM), or each checked alone (nullptr).
+    auto check_all = [&](CommitmentBatch* batch) {
+      for (const Group& g : groups)
+        for (std::size_t k = 0; k < g.count; ++k)
+          for (std::size_t i = 0; i < c_; ++i) {
+            if (!encrypts(square, i)) continue;
+            const EncStatement st = statement(g, tri, k, i);
+            Transcript t = ct_transcript(i, square, g.first + k, st);
+            const EncCheck r = verify_enc(t, st, g.proof[k][i], *gens_, batch, rng_);
+            if (r != EncCheck::kOk) blame(i, r);
+          }
+    };
     CommitmentBatch batch;
-    for (const Group& g : groups)
-      for (std::size_t k = 0; k < g.count; ++k)
-        for (std::size_t i = 0; i < c_; ++i) {
-          if (!encrypts(square, i)) continue;
-          const EncStatement st = statement(g, tri, k, i);
-          Transcript t = ct_transcript(i, square, g.first + k, st);
-          const EncCheck r = verify_enc(t, st, g.proof[k][i], *gens_, &batch, rng_);
-          if (r != EncCheck::kOk) blame(i, r);
-        }
+    check_all(&batch);
     if (batch.holds(*gens_)) return;
-    for (const Group& g : groups)
-      for (std::size_t k = 0; k < g.count; ++k)
-        for (std::size_t i = 0; i < c_; ++i) {
-          if (!encrypts(square, i)) continue;
-          const EncStatement st = statement(g, tri, k, i);
-          Transcript t = ct_transcript(i, square, g.first + k, st);
-          const EncCheck r = verify_enc(t, st, g.proof[k][i], *gens_, nullptr, rng_);
-          if (r != EncCheck::kOk) blame(i, r);
-        }
+    check_all(nullptr);
     fault_unnamed("the batch of ciphertext proofs failed but every proof verifies");
   }
 

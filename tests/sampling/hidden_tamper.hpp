@@ -1,5 +1,5 @@
-// Tampering with a hidden-sample committee's public log (test_hidden_log.cpp and the long
-// suite): every tampered log must be rejected with a blame naming a committee member, and the
+// Shared by the hidden-sample tests: small parameters, and tampering with a committee's public
+// log (test_hidden_log.cpp and the long suite): every tampered log must be rejected with a blame naming a committee member, and the
 // verifier must never abort.
 #pragma once
 
@@ -15,6 +15,14 @@
 #include "gopa/sampling.hpp"
 
 namespace gopa::sampling::test {
+
+// Small and fast parameters: 4 guard bits (F = f + 4), 704-bit Paillier moduli (insecure, tests
+// only; one 672-bit reply slot).
+inline HiddenParams small_params(std::size_t c, unsigned f = 8) {
+  HiddenParams p = HiddenParams::make(f, c, 1.0, 4);
+  p.paillier_bits = 704;
+  return p;
+}
 
 // The verifier rejects the log and names a member of the committee.
 inline HiddenVerdict check_rejected(const HiddenParams& p, const std::vector<std::size_t>& members,

@@ -8,19 +8,14 @@
 
 #include "gopa/pedersen.hpp"
 #include "gopa/sampling.hpp"
+#include "hidden_tamper.hpp"
 
 using namespace gopa;
 using namespace gopa::sampling;
+using gopa::sampling::test::small_params;
 
 namespace {
 
-HiddenParams small_params(std::size_t c, unsigned f = 8) {
-  // Small and fast: 4 guard bits (F = 12), 704-bit Paillier moduli (insecure, tests only;
-  // one 668-bit reply slot).
-  HiddenParams p = HiddenParams::make(f, c, 1.0, 4);
-  p.paillier_bits = 704;
-  return p;
-}
 
 }  // namespace
 

@@ -16,15 +16,10 @@
 
 using namespace gopa;
 using namespace gopa::sampling;
+using gopa::sampling::test::small_params;
 
 namespace {
 
-HiddenParams small_params(std::size_t c, unsigned f = 8) {
-  // 4 guard bits, 704-bit Paillier moduli (insecure, tests only; one 672-bit reply slot).
-  HiddenParams p = HiddenParams::make(f, c, 1.0, 4);
-  p.paillier_bits = 704;
-  return p;
-}
 
 // An honest attempt of a committee of 2 (shared by the tampering tests).
 const Attempt& honest_attempt() {
