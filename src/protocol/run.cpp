@@ -647,7 +647,8 @@ bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std
 }
 
 // Joint public randomness from the shares that open their commitments, in party order.
-Key32 view_randomness(const View& v) {
+// The randomness shares that open their round-2 commitments, by party.
+std::map<std::uint32_t, Key32> opened_shares(const View& v) {
   std::map<std::uint32_t, Key32> shares;
   for (const auto& [u, r] : v.reveals) {
     auto c = v.seed_commits.find(u);
@@ -655,8 +656,10 @@ Key32 view_randomness(const View& v) {
       shares[u] = r.share;
     }
   }
-  return joint_randomness(v.sid, shares);
+  return shares;
 }
+
+Key32 view_randomness(const View& v) { return joint_randomness(v.sid, opened_shares(v)); }
 
 // The three proofs of one party; nullopt = valid, otherwise why it was rejected.
 struct ProofChecks {
@@ -682,12 +685,7 @@ HiddenNoise check_hidden(const View& v, const Key32& y) {
   const SessionParams& p = v.setup->params;
   HiddenNoise h;
   std::vector<std::uint32_t> eligible;
-  for (const auto& [u, c] : v.seed_commits) {
-    auto r = v.reveals.find(u);
-    if (r != v.reveals.end() && randomness_commitment(v.sid, u, r->second.share) == c.randomness_commitment) {
-      eligible.push_back(u);
-    }
-  }
+  for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
   h.committee = select_committee(p, y, eligible);
   h.expected.resize(p.dim);
   const sampling::HiddenParams hp = hidden_params(p);
@@ -859,8 +857,7 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
 
 // Every committed party's proofs, verified in batches on all cores (reusing the cache where
 // nothing changed).
-std::map<std::uint32_t, ProofChecks> check_all_proofs(const View& v, ProofCache* cache) {
-  const Key32 y = view_randomness(v);
+std::map<std::uint32_t, ProofChecks> check_all_proofs(const View& v, const Key32& y, ProofCache* cache) {
   std::vector<std::uint32_t> todo;
   std::vector<Key32> keys;
   std::map<std::uint32_t, ProofChecks> out;
@@ -920,7 +917,8 @@ struct Verdict {
 Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judgement = true) {
   const SessionParams& p = v.setup->params;
   Verdict out;
-  const std::map<std::uint32_t, ProofChecks> proofs = check_all_proofs(v, cache);
+  const Key32 y = view_randomness(v);
+  const std::map<std::uint32_t, ProofChecks> proofs = check_all_proofs(v, y, cache);
   auto blame = [&](std::uint32_t u, const std::string& why) { out.bad.emplace(u, why); };
   for (const auto& [u, why] : v.malformed) blame(u, "malformed message: " + why);
   auto gens = range_gens(p);
@@ -1037,7 +1035,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judge
   } else {
     // Hidden noise: the committee's logs verify, and every party's noise commitment is its share's
     // commitment (members) or the identity (everyone else).
-    out.hidden = cached_hidden(v, view_randomness(v), cache);
+    out.hidden = cached_hidden(v, y, cache);
     const HiddenNoise& h = *out.hidden;
     for (const auto& [u, why] : h.blamed) blame(u, why);
     std::string detail = "committee of " + std::to_string(h.committee.size()) + ", " + std::to_string(h.attempts) +
@@ -1315,8 +1313,8 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // hidden Box–Muller pair per two coordinates; every message goes on the board from its
   // member; a member named by an abort is left out of every later attempt and call.
   if (p.noise == NoiseMode::hidden) {
-    std::vector<std::uint32_t> eligible(p.parties);
-    for (std::uint32_t u = 0; u < p.parties; ++u) eligible[u] = u;
+    std::vector<std::uint32_t> eligible;  // the parties whose shares made y, as every reader takes them
+    for (const auto& [u, share] : shares) eligible.push_back(u);
     report.committee = select_committee(p, y, eligible);
     std::vector<sampling::Cheat> cheats;
     if (auto c = cfg.cheats.find(CheatKind::committee); c != cfg.cheats.end()) {

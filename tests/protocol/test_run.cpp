@@ -317,6 +317,13 @@ RunConfig hidden_config(std::uint32_t n, std::uint32_t d, std::uint32_t c, std::
   return cfg;
 }
 
+// Committee members among the parties that deviated (cheat or drop-out).
+std::size_t deviating_members(const RunReport& r) {
+  std::size_t count = 0;
+  for (auto m : r.committee) count += r.deviating.count(m);
+  return count;
+}
+
 std::string check_detail(const AuditReport& a, std::string_view name) {
   for (const auto& c : a.checks) {
     if (c.name.find(name) != std::string::npos) return std::string(check_status_name(c.status)) + ": " + c.detail;
@@ -393,8 +400,7 @@ TEST_CASE("Hidden noise: excluded members open their shares; a vanished member's
     auto report = run_session(cfg, *board);
     REQUIRE(report.ok());
     const RunReport& r = report.value();
-    std::size_t cheating_members = 0;
-    for (auto m : r.committee) cheating_members += r.deviating.count(m);
+    const std::size_t cheating_members = deviating_members(r);
     REQUIRE(cheating_members >= 1);
     REQUIRE(cheating_members < 3);
     CHECK(r.withheld.empty());
@@ -417,8 +423,7 @@ TEST_CASE("Hidden noise: excluded members open their shares; a vanished member's
     auto report = run_session(cfg, *board);
     REQUIRE(report.ok());
     const RunReport& r = report.value();
-    std::size_t dropped_members = 0;
-    for (auto m : r.committee) dropped_members += r.deviating.count(m);
+    const std::size_t dropped_members = deviating_members(r);
     REQUIRE(dropped_members >= 1);
     CHECK(r.withheld.find("has not opened its share of the hidden noise") != std::string::npos);
     CHECK(r.estimate.empty());
