@@ -15,6 +15,10 @@
 
 #include "gopa/group.hpp"
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
 namespace gopa::sigma::field {
 
 struct Fe {
@@ -72,6 +76,118 @@ inline Fe mul(const Fe& a, const Fe& b) {
   return r;
 }
 
+#if defined(__x86_64__)
+
+using ull = unsigned long long;  // the carry intrinsics' limb type
+
+// Whether this CPU has MULX and ADCX/ADOX (BMI2 + ADX): read once; the choice depends on the
+// machine only, never on data.
+inline const bool kHaveAdx = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+
+// t[0..7] = a·b (the 512-bit product), operand scanning with two interleaved carry chains
+// (ADCX/ADOX). Needs kHaveAdx. Constant time.
+[[gnu::always_inline]] inline void mul_wide_adx(const Fe& a, const Fe& b, std::uint64_t t[8]) {
+  std::uint64_t lo, hi, z;
+  __asm__(
+      "movq 0(%[b]), %%rdx\n\t"
+      "mulxq 0(%[a]), %[t0], %[t1]\n\t"
+      "mulxq 8(%[a]), %[lo], %[t2]\n\t"
+      "addq %[lo], %[t1]\n\t"
+      "mulxq 16(%[a]), %[lo], %[t3]\n\t"
+      "adcq %[lo], %[t2]\n\t"
+      "mulxq 24(%[a]), %[lo], %[t4]\n\t"
+      "adcq %[lo], %[t3]\n\t"
+      "adcq $0, %[t4]\n\t"
+      "movq 8(%[b]), %%rdx\n\t"
+      "xorl %k[z], %k[z]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t1]\n\t"
+      "adoxq %[hi], %[t2]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq 24(%[a]), %[lo], %[t5]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[z], %[t5]\n\t"
+      "adcxq %[z], %[t5]\n\t"
+      "movq 16(%[b]), %%rdx\n\t"
+      "xorl %k[z], %k[z]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t2]\n\t"
+      "adoxq %[hi], %[t3]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq 24(%[a]), %[lo], %[t6]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[z], %[t6]\n\t"
+      "adcxq %[z], %[t6]\n\t"
+      "movq 24(%[b]), %%rdx\n\t"
+      "xorl %k[z], %k[z]\n\t"
+      "mulxq 0(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t3]\n\t"
+      "adoxq %[hi], %[t4]\n\t"
+      "mulxq 8(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t4]\n\t"
+      "adoxq %[hi], %[t5]\n\t"
+      "mulxq 16(%[a]), %[lo], %[hi]\n\t"
+      "adcxq %[lo], %[t5]\n\t"
+      "adoxq %[hi], %[t6]\n\t"
+      "mulxq 24(%[a]), %[lo], %[t7]\n\t"
+      "adcxq %[lo], %[t6]\n\t"
+      "adoxq %[z], %[t7]\n\t"
+      "adcxq %[z], %[t7]\n\t"
+      : [t0] "=&r"(t[0]), [t1] "=&r"(t[1]), [t2] "=&r"(t[2]), [t3] "=&r"(t[3]),
+        [t4] "=&r"(t[4]), [t5] "=&r"(t[5]), [t6] "=&r"(t[6]), [t7] "=&r"(t[7]), [lo] "=&r"(lo),
+        [hi] "=&r"(hi), [z] "=&r"(z)
+      : [a] "r"(a.v), [b] "r"(b.v), "m"(a), "m"(b)
+      : "rdx", "cc");
+}
+
+// r = (s < ℓ) ? s : s − ℓ for s < 2ℓ, constant time.
+[[gnu::always_inline]] inline Fe select_reduced(ull s0, ull s1, ull s2, ull s3) {
+  ull d0, d1, d2, d3;
+  unsigned char br = _subborrow_u64(0, s0, kL[0], &d0);
+  br = _subborrow_u64(br, s1, kL[1], &d1);
+  br = _subborrow_u64(br, s2, kL[2], &d2);
+  br = _subborrow_u64(br, s3, kL[3], &d3);
+  const std::uint64_t keep = 0 - static_cast<std::uint64_t>(br);  // s < ℓ: keep s
+  return Fe{{(s0 & keep) | (d0 & ~keep), (s1 & keep) | (d1 & ~keep), (s2 & keep) | (d2 & ~keep),
+             (s3 & keep) | (d3 & ~keep)}};
+}
+
+// Inputs < ℓ < 2^253, so the sum has no fifth limb.
+inline Fe add(const Fe& a, const Fe& b) {
+  ull s0, s1, s2, s3;
+  unsigned char c = _addcarry_u64(0, a.v[0], b.v[0], &s0);
+  c = _addcarry_u64(c, a.v[1], b.v[1], &s1);
+  c = _addcarry_u64(c, a.v[2], b.v[2], &s2);
+  (void)_addcarry_u64(c, a.v[3], b.v[3], &s3);
+  return select_reduced(s0, s1, s2, s3);
+}
+
+inline Fe sub(const Fe& a, const Fe& b) {
+  ull d0, d1, d2, d3, r0, r1, r2, r3;
+  unsigned char br = _subborrow_u64(0, a.v[0], b.v[0], &d0);
+  br = _subborrow_u64(br, a.v[1], b.v[1], &d1);
+  br = _subborrow_u64(br, a.v[2], b.v[2], &d2);
+  br = _subborrow_u64(br, a.v[3], b.v[3], &d3);
+  const std::uint64_t m = 0 - static_cast<std::uint64_t>(br);  // add ℓ back when a < b
+  unsigned char c = _addcarry_u64(0, d0, kL[0] & m, &r0);
+  c = _addcarry_u64(c, d1, kL[1] & m, &r1);
+  c = _addcarry_u64(c, d2, kL[2] & m, &r2);
+  (void)_addcarry_u64(c, d3, kL[3] & m, &r3);
+  return Fe{{r0, r1, r2, r3}};
+}
+
+#else
+
 inline Fe add(const Fe& a, const Fe& b) {
   std::uint64_t s[4];
   u128 c = 0;
@@ -102,56 +218,81 @@ inline Fe sub(const Fe& a, const Fe& b) {
   return r;
 }
 
+
+#endif
+
+// Portable 512-bit product t[0..7] = a·b.
+inline void mul_wide_portable(const Fe& a, const Fe& b, std::uint64_t t[8]) {
+  for (int i = 0; i < 8; ++i) t[i] = 0;
+#pragma GCC unroll 4
+  for (int i = 0; i < 4; ++i) {
+    std::uint64_t c = 0;
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      const u128 p = static_cast<u128>(a.v[j]) * b.v[i] + t[i + j] + c;
+      t[i + j] = static_cast<std::uint64_t>(p);
+      c = static_cast<std::uint64_t>(p >> 64);
+    }
+    t[i + 4] = c;
+  }
+}
+
 // Lazy sum of products Σ a_i·b_i (Montgomery inputs < ℓ): the 512-bit products are added
-// up unreduced and reduced once, about twice as fast as one mul() per product. At most
-// kMaxTerms products (the sum then stays below 2^511, so the reduction needs no extra limb).
-// Constant time.
+// into a 576-bit accumulator and reduced once, about twice as fast as one mul() per product.
+// At most kMaxTerms products (the sum then stays below 2^511). Constant time.
 struct WideAcc {
   static constexpr std::size_t kMaxTerms = 32;
-  // col[k]: sum of the 64-bit halves of the partial products at weight 2^(64k) (product
-  // scanning: no carry chain per product; each column stays below 2^73).
-  u128 col[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  std::uint64_t t[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
 
   void mac(const Fe& a, const Fe& b) {
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) {
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
-        const u128 p = static_cast<u128>(a.v[i]) * b.v[j];
-        col[i + j] += static_cast<std::uint64_t>(p);
-        col[i + j + 1] += static_cast<std::uint64_t>(p >> 64);
-      }
+    std::uint64_t p[8];
+#if defined(__x86_64__)
+    if (kHaveAdx) {
+      mul_wide_adx(a, b, p);
+    } else {
+      mul_wide_portable(a, b, p);
     }
+    unsigned char c = 0;
+#pragma GCC unroll 8
+    for (int i = 0; i < 8; ++i) c = _addcarry_u64(c, t[i], p[i], reinterpret_cast<ull*>(&t[i]));
+    t[8] += c;
+#else
+    mul_wide_portable(a, b, p);
+    u128 c = 0;
+    for (int i = 0; i < 8; ++i) {
+      c += static_cast<u128>(t[i]) + p[i];
+      t[i] = static_cast<std::uint64_t>(c);
+      c >>= 64;
+    }
+    t[8] += static_cast<std::uint64_t>(c);
+#endif
   }
 
   // The sum mod ℓ in Montgomery form: Montgomery reduction (< 2^255 < 8ℓ), then conditional
   // subtractions of 4ℓ, 2ℓ and ℓ.
   [[nodiscard]] Fe reduce() const {
-    std::uint64_t t[9];
-    u128 carry_in = 0;
-    for (int i = 0; i < 9; ++i) {
-      carry_in += col[i];
-      t[i] = static_cast<std::uint64_t>(carry_in);
-      carry_in >>= 64;
-    }
+    std::uint64_t u[9];
+    for (int i = 0; i < 9; ++i) u[i] = t[i];
 #pragma GCC unroll 4
     for (int i = 0; i < 4; ++i) {
-      const std::uint64_t m = t[i] * kN0;
-      u128 c = 0;
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) {
-        c = static_cast<u128>(m) * kL[j] + t[i + j] + (c >> 64);
-        t[i + j] = static_cast<std::uint64_t>(c);
-      }
-      std::uint64_t carry = static_cast<std::uint64_t>(c >> 64);
-      for (int k = i + 4; k < 9; ++k) {
-        const u128 x = static_cast<u128>(t[k]) + carry;
-        t[k] = static_cast<std::uint64_t>(x);
-        carry = static_cast<std::uint64_t>(x >> 64);
+      // u += m·ℓ·2^(64i) with ℓ = kL[0] + kL[1]·2^64 + 2^252 (kL[2] = 0, kL[3] = 2^60).
+      const std::uint64_t m = u[i] * kN0;
+      u128 c = static_cast<u128>(m) * kL[0] + u[i];
+      c = static_cast<u128>(m) * kL[1] + u[i + 1] + static_cast<std::uint64_t>(c >> 64);
+      u[i + 1] = static_cast<std::uint64_t>(c);
+      c = static_cast<u128>(u[i + 2]) + static_cast<std::uint64_t>(c >> 64);
+      u[i + 2] = static_cast<std::uint64_t>(c);
+      c = static_cast<u128>(u[i + 3]) + (m << 60) + static_cast<std::uint64_t>(c >> 64);
+      u[i + 3] = static_cast<std::uint64_t>(c);
+      c = static_cast<u128>(u[i + 4]) + (m >> 4) + static_cast<std::uint64_t>(c >> 64);
+      u[i + 4] = static_cast<std::uint64_t>(c);
+      for (int k = i + 5; k < 9; ++k) {
+        c = static_cast<u128>(u[k]) + static_cast<std::uint64_t>(c >> 64);
+        u[k] = static_cast<std::uint64_t>(c);
       }
     }
     Fe r;
-    for (int i = 0; i < 4; ++i) r.v[i] = t[4 + i];
+    for (int i = 0; i < 4; ++i) r.v[i] = u[4 + i];
     for (int shift = 2; shift >= 0; --shift) {
       std::uint64_t m[4];
       for (int i = 0; i < 4; ++i)
