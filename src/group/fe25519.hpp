@@ -1,4 +1,5 @@
-// Internal: arithmetic in GF(2^255 − 19) for the MSM and fixed-base hot paths.
+// Internal: arithmetic in GF(2^255 − 19) for the MSM and fixed-base hot paths, portable C++
+// (namespace r51; fe25519_adx.hpp has the same interface with BMI2/ADX, namespace r64).
 //
 // Five 51-bit limbs (radix 2^51), the same layout as libdecaf's gf_25519_s on 64-bit targets, so
 // values move between the two by copying limbs. Limbs are loose: mul/sq/mul_small/carry outputs
@@ -13,7 +14,9 @@
 #include <cstdint>
 #include <cstring>
 
-namespace gopa::detail {
+#include <decaf/point_255.h>
+
+namespace gopa::detail::r51 {
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -25,6 +28,7 @@ inline constexpr std::uint64_t kMask51 = (std::uint64_t{1} << 51) - 1;
 
 inline Fe fe_zero() noexcept { return Fe{{0, 0, 0, 0, 0}}; }
 inline Fe fe_one() noexcept { return Fe{{1, 0, 0, 0, 0}}; }
+inline Fe fe_from_small(std::uint64_t k) noexcept { return Fe{{k, 0, 0, 0, 0}}; }
 
 [[gnu::always_inline]] inline Fe fe_add(const Fe& a, const Fe& b) noexcept {
   return Fe{{a.v[0] + b.v[0], a.v[1] + b.v[1], a.v[2] + b.v[2], a.v[3] + b.v[3], a.v[4] + b.v[4]}};
@@ -186,4 +190,16 @@ inline bool fe_is_zero_vartime(const Fe& a) noexcept {
   return (c.v[0] | c.v[1] | c.v[2] | c.v[3] | c.v[4]) == 0;
 }
 
-}  // namespace gopa::detail
+// Conversions from and to libdecaf's limbs (the same radix).
+inline Fe fe_from_decaf(const gf_25519_s& g) noexcept {
+  Fe r;
+  for (int i = 0; i < 5; ++i) r.v[i] = g.limb[i];
+  return fe_carry(r);
+}
+
+inline void fe_to_decaf(gf_25519_s& g, const Fe& a) noexcept {
+  const Fe c = fe_canonical(a);
+  for (int i = 0; i < 5; ++i) g.limb[i] = c.v[i];
+}
+
+}  // namespace gopa::detail::r51

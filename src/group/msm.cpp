@@ -14,7 +14,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -32,6 +34,20 @@ using detail::Ext;
 using detail::Fe;
 using detail::Niels;
 using detail::PNiels;
+
+#if GOPA_FE_ADX
+// Built for BMI2/ADX (GOPA_ADX): refuse to run, naming the option, on a CPU without them rather
+// than fail with an illegal instruction in the middle of a proof.
+const bool kCpuChecked = [] {
+  if (!__builtin_cpu_supports("bmi2") || !__builtin_cpu_supports("adx")) {
+    std::fputs("gopa: this build uses BMI2/ADX instructions (GOPA_ADX) and this CPU lacks them; "
+               "reconfigure with -DGOPA_ADX=OFF\n",
+               stderr);
+    std::abort();
+  }
+  return true;
+}();
+#endif
 
 constexpr int kScalarBits = 253;  // ℓ < 2^253
 constexpr std::size_t kStrausMax = 128;  // Straus up to this many terms, Pippenger above
@@ -233,7 +249,7 @@ Ext niels_to_ext(const Niels& q, bool negate) {
   const Fe dx = detail::fe_carry(detail::fe_sub(a, b));
   const Fe sy = detail::fe_carry(detail::fe_add(a, b));
   return Ext{detail::fe_carry(detail::fe_add(dx, dx)), detail::fe_carry(detail::fe_add(sy, sy)),
-             Fe{{4, 0, 0, 0, 0}}, detail::fe_mul(dx, sy)};
+             detail::fe_from_small(4), detail::fe_mul(dx, sy)};
 }
 
 struct Buckets {
@@ -352,6 +368,89 @@ void normalise_parallel(std::span<const Point> points, std::span<Niels> out, uns
   });
 }
 
+// ---------------------------------------------------------------- fixed-base windows
+
+// For a basis used many times: every point's 2^(c·k) multiples, k < W = ⌈254/c⌉, in affine
+// Niels form. Σ s_i·P_i is then Σ_{i,k} d_{i,k}·(2^(c·k)·P_i) with signed c-bit digits: one
+// bucket pass over all (i, k) with a single set of 2^(c−1) buckets and no doublings, so the
+// per-window bucket reductions and doublings of Pippenger disappear.
+struct WindowTables {
+  int c = 0;
+  int windows = 0;
+  std::vector<Niels> t;  // t[i·windows + k] = 2^(c·k)·P_i
+};
+
+// Digits of c = 12 bits: 22 windows, 2048 buckets (256 KiB of extended points: L2-resident).
+constexpr int kFixedWindowBits = 12;
+
+void build_window_tables(std::span<const Point> points, WindowTables& out) {
+  out.c = kFixedWindowBits;
+  out.windows = window_count(out.c);
+  const auto w = static_cast<std::size_t>(out.windows);
+  out.t.resize(points.size() * w);
+  std::vector<Ext> ext;
+  std::vector<Fe> scratch;
+  const std::size_t chunk = std::max<std::size_t>(1, kChunk / w);
+  for (std::size_t lo = 0; lo < points.size(); lo += chunk) {
+    const std::size_t m = std::min(chunk, points.size() - lo);
+    ext.resize(m * w);
+    scratch.resize(ext.size());
+    for (std::size_t i = 0; i < m; ++i) {
+      Ext p = detail::ext_from_decaf(*points[lo + i].raw());
+      for (std::size_t k = 0; k < w; ++k) {
+        ext[i * w + k] = p;
+        if (k + 1 < w)
+          for (int b = 0; b < out.c; ++b) p = detail::ext_dbl(p);
+      }
+    }
+    detail::ext_batch_to_niels(ext, std::span<Niels>(out.t).subspan(lo * w, ext.size()), scratch);
+  }
+}
+
+// Σ_{i ∈ [lo, hi)} s_i·P_i over the window tables, reduced to one point. False if nothing
+// was added (the sum is the identity).
+bool windowed_part(const WindowTables& wt, std::span<const Scalar> scalars, std::size_t lo,
+                   std::size_t hi, Ext& out) {
+  const auto w = static_cast<std::size_t>(wt.windows);
+  Buckets bk(wt.c);
+  std::fill(bk.used.begin(), bk.used.end(), std::uint8_t{0});
+  std::vector<std::int16_t> digits(w);
+  for (std::size_t i = lo; i < hi; ++i) {
+    if (scalars[i].is_zero()) continue;
+    recode_signed(scalars[i], wt.c, wt.windows, digits.data(), 1);
+    const Niels* row = &wt.t[i * w];
+    for (std::size_t k = 0; k < w; ++k) {
+      if (k + 2 < w && digits[k + 2] != 0)
+        __builtin_prefetch(&bk.sum[static_cast<std::size_t>(std::abs(digits[k + 2]) - 1)], 1);
+      const int d = digits[k];
+      if (d == 0) continue;
+      const std::size_t j = static_cast<std::size_t>(std::abs(d) - 1);
+      if (!bk.used[j]) {
+        bk.sum[j] = niels_to_ext(row[k], d < 0);
+        bk.used[j] = 1;
+      } else if (d > 0) {
+        bk.sum[j] = detail::ext_add_niels(bk.sum[j], row[k]);
+      } else {
+        bk.sum[j] = detail::ext_sub_niels(bk.sum[j], row[k]);
+      }
+    }
+  }
+  bool have_running = false, have_total = false;
+  Ext running{}, total{};
+  for (std::size_t j = bk.sum.size(); j-- > 0;) {
+    if (bk.used[j]) {
+      running = have_running ? detail::ext_add(running, bk.sum[j]) : bk.sum[j];
+      have_running = true;
+    }
+    if (have_running) {
+      total = have_total ? detail::ext_add(total, running) : running;
+      have_total = true;
+    }
+  }
+  out = total;
+  return have_total;
+}
+
 Point to_point(const Ext& e) {
   Point r;
   detail::ext_to_decaf(*r.raw(), e);
@@ -363,6 +462,22 @@ Point to_point(const Ext& e) {
 unsigned thread_count(std::size_t n, MsmOptions options) {
   if (options.threads <= 1 || n < kParallelMin) return 1;
   return std::min(options.threads, static_cast<unsigned>(window_count(pippenger_window(n))));
+}
+
+Ext windowed_msm(const WindowTables& wt, std::span<const Scalar> scalars, unsigned threads) {
+  const std::size_t n = scalars.size();
+  std::vector<Ext> part(threads);
+  std::vector<std::uint8_t> nonzero(threads);
+  run_parts(threads, [&](unsigned p) {
+    nonzero[p] = windowed_part(wt, scalars, part_begin(n, p, threads),
+                               part_begin(n, p + 1, threads), part[p])
+                     ? 1
+                     : 0;
+  });
+  Ext acc = detail::ext_identity();
+  for (unsigned p = 0; p < threads; ++p)
+    if (nonzero[p]) acc = detail::ext_add(acc, part[p]);
+  return acc;
 }
 
 }  // namespace
@@ -409,12 +524,37 @@ constexpr std::size_t kBasisStrausTables = 4096;
 // With tables, Straus beats Pippenger up to about this many non-zero terms.
 constexpr std::size_t kBasisStrausMax = 256;
 
+// Window tables (WindowTables) are built for bases of at least this many points once they have
+// served this many large MSMs: a one-off prover or verifier never pays for them (one proof
+// makes 2·kFoldBlock = 6 over its first level), a process that proves or verifies again does.
+constexpr std::size_t kWindowMinPoints = 1024;
+constexpr unsigned kWindowAfterUses = 8;
+constexpr std::size_t kWindowMaxBytes = std::size_t{128} << 20;
+
 struct MsmBasis::Impl {
   std::vector<Point> points;
   std::vector<Niels> niels;
   int width = kWnafWidth;
   std::once_flag odd_once;
   std::vector<Niels> odd;  // Straus tables, built on first use
+  std::atomic<unsigned> large_uses{0};
+  std::once_flag window_once;
+  WindowTables windows;  // fixed-base window tables, built after kWindowAfterUses large MSMs
+  std::atomic<bool> windows_ready{false};
+
+  // The window tables if this basis has earned them (building them now if it just has).
+  const WindowTables* window_tables() {
+    if (windows_ready.load(std::memory_order_acquire)) return &windows;
+    const std::size_t bytes =
+        points.size() * static_cast<std::size_t>(window_count(kFixedWindowBits)) * sizeof(Niels);
+    if (points.size() < kWindowMinPoints || bytes > kWindowMaxBytes) return nullptr;
+    if (large_uses.fetch_add(1, std::memory_order_relaxed) + 1 < kWindowAfterUses) return nullptr;
+    std::call_once(window_once, [this] {
+      build_window_tables(points, windows);
+      windows_ready.store(true, std::memory_order_release);
+    });
+    return &windows;
+  }
 };
 
 MsmBasis::MsmBasis(std::span<const Point> points) : MsmBasis(points, kWnafWidth) {}
@@ -453,6 +593,13 @@ Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> ext
                      [this] { odd_multiples(impl_->points, impl_->width, impl_->odd); });
       return to_point(
           straus_mixed(scalars, idx, impl_->odd, impl_->width, extra_scalars, extra_points));
+    }
+  }
+  if (n > kStrausMax) {
+    if (const WindowTables* wt = impl_->window_tables()) {
+      const Point basis_part = to_point(windowed_msm(*wt, scalars, thread_count(n, options)));
+      if (extra_scalars.empty()) return basis_part;
+      return basis_part + gopa::msm(extra_scalars, extra_points, options);
     }
   }
   if (extra_scalars.empty()) {

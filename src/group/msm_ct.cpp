@@ -80,34 +80,41 @@ void build_tables(std::span<const Point> points, std::vector<Niels>& table) {
 
 // t = row[mag − 1] for mag = 1..8, the identity (1, 1, 0) for mag = 0: a masked OR over all
 // 8 entries, 16 bytes at a time (SSE2, part of x86-64), so every entry is read in full.
-static_assert(sizeof(Niels) == 15 * sizeof(std::uint64_t), "Niels is 15 packed limbs");
+constexpr std::size_t kNielsWords = sizeof(Niels) / sizeof(std::uint64_t);
+static_assert(sizeof(Niels) == kNielsWords * sizeof(std::uint64_t), "Niels is packed limbs");
 void ct_select(Niels& t, const Niels* row, std::uint64_t mag) noexcept {
 #if defined(__SSE2__)
-  __m128i acc[7];
+  constexpr std::size_t kVec = kNielsWords / 2;  // 16-byte chunks; an odd last word by itself
+  __m128i acc[kVec];
   for (auto& a : acc) a = _mm_setzero_si128();
   std::uint64_t last = 0;
   for (std::size_t j = 0; j < kPerPoint; ++j) {
     const std::uint64_t m = 0 - ct_eq(mag, j + 1);
     const __m128i mm = _mm_set1_epi64x(static_cast<long long>(m));
     const auto* bytes = reinterpret_cast<const unsigned char*>(&row[j]);
-    for (std::size_t k = 0; k < 7; ++k) {
+    for (std::size_t k = 0; k < kVec; ++k) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 16 * k));
       acc[k] = _mm_or_si128(acc[k], _mm_and_si128(v, mm));
     }
-    last |= row[j].t2d.v[4] & m;
+    if constexpr (kNielsWords % 2 == 1) {
+      std::uint64_t w;
+      std::memcpy(&w, bytes + 16 * kVec, sizeof w);
+      last |= w & m;
+    }
   }
-  std::uint64_t words[15];
-  for (std::size_t k = 0; k < 7; ++k)
+  std::uint64_t words[kNielsWords];
+  for (std::size_t k = 0; k < kVec; ++k)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(&words[2 * k]), acc[k]);
-  words[14] = last;
+  if constexpr (kNielsWords % 2 == 1) words[kNielsWords - 1] = last;
   std::memcpy(&t, words, sizeof t);
   sodium_memzero(words, sizeof words);
   for (auto& a : acc) a = _mm_setzero_si128();
 #else
+  constexpr std::size_t kLimbs = sizeof(Fe) / sizeof(std::uint64_t);
   t = Niels{detail::fe_zero(), detail::fe_zero(), detail::fe_zero()};
   for (std::size_t j = 0; j < kPerPoint; ++j) {
     const std::uint64_t m = 0 - ct_eq(mag, j + 1);
-    for (std::size_t k = 0; k < 5; ++k) {
+    for (std::size_t k = 0; k < kLimbs; ++k) {
       t.ypx.v[k] |= row[j].ypx.v[k] & m;
       t.ymx.v[k] |= row[j].ymx.v[k] & m;
       t.t2d.v[k] |= row[j].t2d.v[k] & m;

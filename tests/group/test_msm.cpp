@@ -133,6 +133,83 @@ TEST_CASE("our Edwards formulas agree with libdecaf", "[msm][curve]") {
   }
 }
 
+#if defined(__x86_64__)
+namespace {
+// The radix-2^64 value of a radix-2^51 element, fully reduced (for comparing the two fields).
+gopa::detail::r64::Fe to_r64(const gopa::detail::r51::Fe& a) {
+  gf_25519_s g;
+  gopa::detail::r51::fe_to_decaf(g, a);
+  return gopa::detail::r64::fe_from_decaf(g);
+}
+bool same(const gopa::detail::r64::Fe& x, const gopa::detail::r51::Fe& y) {
+  const auto a = gopa::detail::r64::fe_canonical(x), b = to_r64(y);
+  for (int i = 0; i < 4; ++i)
+    if (a.v[i] != b.v[i]) return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("BMI2/ADX field arithmetic equals the portable field (loose and edge inputs)",
+          "[msm][curve][adx]") {
+  if (!__builtin_cpu_supports("bmi2") || !__builtin_cpu_supports("adx")) {
+    WARN("this CPU lacks BMI2/ADX: the assembly field is not exercised");
+    return;
+  }
+  namespace r51 = gopa::detail::r51;
+  namespace r64 = gopa::detail::r64;
+  gopa::DeterministicRng rng(99);
+  // Any 256-bit pattern is a valid r64 input; edge patterns around p, 2^255 and 2^256.
+  const std::uint64_t ones = ~std::uint64_t{0}, top = ones >> 1;
+  std::vector<r64::Fe> xs{{{0, 0, 0, 0}},
+                          {{1, 0, 0, 0}},
+                          {{ones - 18, ones, ones, top}},  // p − 1
+                          {{ones - 17, ones, ones, top}},  // p
+                          {{ones - 16, ones, ones, top}},  // p + 1
+                          {{ones, ones, ones, top}},       // 2^255 − 1
+                          {{0, 0, 0, std::uint64_t{1} << 63}},  // 2^255
+                          {{ones - 37, ones, ones, ones}},      // 2p
+                          {{ones, ones, ones, ones}}};          // 2^256 − 1
+  for (int i = 0; i < 400; ++i) {
+    r64::Fe x;
+    for (auto& v : x.v) v = rng.next_u64();
+    xs.push_back(x);
+  }
+  // The same values as r51 elements (through the reduced decaf limbs).
+  auto to_r51 = [](const r64::Fe& a) {
+    gf_25519_s g;
+    r64::fe_to_decaf(g, a);
+    return r51::fe_from_decaf(g);
+  };
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const r64::Fe& a = xs[i];
+    const r51::Fe a51 = to_r51(a);
+    REQUIRE(same(a, a51));
+    REQUIRE(same(r64::fe_sq(a), r51::fe_sq(a51)));
+    REQUIRE(same(r64::fe_neg(a), r51::fe_neg(a51)));
+    REQUIRE(same(r64::fe_mul_small(a, 2 * 121665), r51::fe_mul_small(a51, 2 * 121665)));
+    if (i % 8 == 0) REQUIRE(same(r64::fe_invert(a), r51::fe_invert(a51)));
+    for (std::size_t j = 0; j < xs.size(); j += 7) {
+      const r64::Fe& b = xs[j];
+      const r51::Fe b51 = to_r51(b);
+      REQUIRE(same(r64::fe_mul(a, b), r51::fe_mul(a51, b51)));
+      REQUIRE(same(r64::fe_add(a, b), r51::fe_carry(r51::fe_add(a51, b51))));
+      REQUIRE(same(r64::fe_sub(a, b), r51::fe_carry(r51::fe_sub(a51, b51))));
+    }
+  }
+  // Chains keep loose values loose-but-correct: 2000 mixed steps in both fields.
+  r64::Fe u = xs[8], v = xs[5];
+  r51::Fe u51 = to_r51(u), v51 = to_r51(v);
+  for (int i = 0; i < 2000; ++i) {
+    u = r64::fe_add(r64::fe_mul(u, v), u);
+    u51 = r51::fe_carry(r51::fe_add(r51::fe_mul(u51, v51), u51));
+    v = r64::fe_sub(r64::fe_sq(v), u);
+    v51 = r51::fe_carry(r51::fe_sub(r51::fe_sq(v51), u51));
+  }
+  REQUIRE(same(u, u51));
+  REQUIRE(same(v, v51));
+}
+#endif
+
 TEST_CASE("msm matches the naive sum for every size 0..64 and a spread up to 2000", "[msm]") {
   constexpr std::size_t kMax = 2000;
   const Instance in = make_instance(kMax, 42);
@@ -252,4 +329,45 @@ TEST_CASE("FixedBaseTable matches the constant-time scalar multiplication", "[ms
   // Moved-to tables keep working.
   gopa::FixedBaseTable moved = gopa::FixedBaseTable(bases[2]);
   REQUIRE(moved.mul(Scalar::from_u64(3)) == bases[2] + bases[2] + bases[2]);
+}
+
+TEST_CASE("MsmBasis window tables (after repeated use) match the expected sums", "[msm][windows]") {
+  // 1100 points: above the size where a reused basis switches to fixed-base window tables
+  // (after 8 large MSMs). Every call is checked, before and after the switch, dense, sparse,
+  // with extra terms and with two threads.
+  constexpr std::size_t kN = 1100;
+  const Instance in = make_instance(kN, 77);
+  const MsmBasis basis(in.points);
+  gopa::DeterministicRng rng(78);
+  for (int call = 0; call < 14; ++call) {
+    std::vector<Scalar> s(kN);
+    Scalar expected;
+    const bool sparse = call % 3 == 1;
+    for (std::size_t i = 0; i < kN; ++i) {
+      if (sparse && i % 4 != 0) continue;
+      s[i] = call % 5 == 4 ? minus_one() : Scalar::random(rng);
+      expected += s[i] * in.logs[i];
+    }
+    std::vector<Scalar> es;
+    std::vector<Point> ep;
+    if (call % 2 == 1) {
+      for (int e = 0; e < 5; ++e) {
+        const Scalar log = Scalar::random(rng), k = Scalar::random(rng);
+        es.push_back(k);
+        ep.push_back(Point::base_mul(log));
+        expected += k * log;
+      }
+    }
+    const MsmOptions opt{call % 4 == 3 ? 2U : 1U};
+    REQUIRE(basis.msm(s, es, ep, opt) == Point::base_mul(expected));
+  }
+  // A prefix of the basis and an all-zero vector.
+  std::vector<Scalar> prefix(600);
+  Scalar expected;
+  for (std::size_t i = 0; i < prefix.size(); ++i) {
+    prefix[i] = Scalar::random(rng);
+    expected += prefix[i] * in.logs[i];
+  }
+  REQUIRE(basis.msm(prefix) == Point::base_mul(expected));
+  REQUIRE(basis.msm(std::vector<Scalar>(kN)).is_identity());
 }
