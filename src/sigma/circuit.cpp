@@ -320,17 +320,27 @@ struct Layout {
 
 using field::Fe;
 
+// k·w for a public coefficient k, without the multiplication (and k's conversion to the field)
+// for the coefficients circuits are mostly made of: 0, 1 and −1. Variable time in k: public.
+Fe times_coeff(const Fe& w, const Scalar& k) {
+  static const Scalar one = Scalar::one(), minus_one = -Scalar::one();
+  if (k.is_zero()) return Fe{};
+  if (k == one) return w;
+  if (k == minus_one) return field::neg(w);
+  return field::mul(w, field::of(k));
+}
+
 Fe public_part_fe(const LinComb& e, std::span<const Scalar> publics) {
-  Fe v = field::of(e.constant);
+  Fe v = e.constant.is_zero() ? Fe{} : field::of(e.constant);
   for (const Term& t : e.public_terms)
-    v = field::add(v, field::mul(field::of(t.coeff), field::of(publics[t.index])));
+    v = field::add(v, times_coeff(field::of(publics[t.index]), t.coeff));
   return v;
 }
 
 Fe add_terms(std::vector<Fe>& form, const LinComb& e, const Fe& weight,
              std::span<const Scalar> publics) {
-  for (const Term& t : e.terms)
-    form[t.index] = field::add(form[t.index], field::mul(weight, field::of(t.coeff)));
+  for (const Term& t : e.terms) form[t.index] = field::add(form[t.index], times_coeff(weight, t.coeff));
+  if (e.public_terms.empty() && e.constant.is_zero()) return Fe{};
   return field::mul(weight, public_part_fe(e, publics));
 }
 

@@ -20,11 +20,11 @@ const char* status_name(VerifyStatus s) noexcept {
 
 void MsmTerms::add_gi(std::size_t i, const Fe& s) {
   if (gi_.size() <= i) gi_.resize(i + 1);
-  gi_[i] = field::add(gi_[i], field::mul(weight_, s));
+  gi_[i] = field::add(gi_[i], weighted(s));
 }
 
 void MsmTerms::add(const Fe& s, const Point& p) {
-  scalars_.push_back(field::mul(weight_, s));
+  scalars_.push_back(weighted(s));
   points_.push_back(p);
 }
 

@@ -63,8 +63,9 @@ void lagrange_pair(const Scalar& c, std::size_t lo_deg, std::size_t hi_deg,
   const field::Fe fc = field::of(c);
   std::vector<field::Fe> cj(hi_deg + 1);
   field::Fe big_lo = field::one(), big_hi = field::one();
+  const field::Fe one = field::one();
   for (std::size_t j = 0; j <= hi_deg; ++j) {
-    cj[j] = field::sub(fc, field::from_u64(j));
+    cj[j] = j == 0 ? fc : field::sub(cj[j - 1], one);
     big_hi = field::mul(big_hi, cj[j]);
     if (j == lo_deg) big_lo = big_hi;
   }

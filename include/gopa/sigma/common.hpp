@@ -63,7 +63,10 @@ struct [[nodiscard]] VerifyResult {
 class MsmTerms {
  public:
   using Fe = field::Fe;
-  void set_weight(const Scalar& w) { weight_ = field::of(w); }
+  void set_weight(const Scalar& w) {
+    weight_ = field::of(w);
+    unit_weight_ = false;
+  }
   void add_gi(std::size_t i, const Scalar& s) { add_gi(i, field::of(s)); }
   void add_g(const Scalar& s) { add_g(field::of(s)); }
   void add_h(const Scalar& s) { add_h(field::of(s)); }
@@ -71,16 +74,19 @@ class MsmTerms {
   void add(const Scalar& s, const Point& p) { add(field::of(s), p); }
   // The same with coefficients already in field form (hot loops of the verifiers).
   void add_gi(std::size_t i, const Fe& s);
-  void add_g(const Fe& s) { g_ = field::add(g_, field::mul(weight_, s)); }
-  void add_h(const Fe& s) { h_ = field::add(h_, field::mul(weight_, s)); }
-  void add_q(const Fe& s) { q_ = field::add(q_, field::mul(weight_, s)); }
+  void add_g(const Fe& s) { g_ = field::add(g_, weighted(s)); }
+  void add_h(const Fe& s) { h_ = field::add(h_, weighted(s)); }
+  void add_q(const Fe& s) { q_ = field::add(q_, weighted(s)); }
   void add(const Fe& s, const Point& p);
   // Evaluates the whole equation with one gopa::msm.
   [[nodiscard]] bool is_identity(const GeneratorSet& gens) const;
   [[nodiscard]] std::size_t size() const noexcept { return gi_.size() + points_.size() + 3; }
 
  private:
+  // s times the current weight (no multiplication while the weight is the initial 1).
+  [[nodiscard]] Fe weighted(const Fe& s) const { return unit_weight_ ? s : field::mul(weight_, s); }
   Fe weight_ = field::one();
+  bool unit_weight_ = true;
   std::vector<Fe> gi_;
   Fe g_, h_, q_;
   std::vector<Fe> scalars_;

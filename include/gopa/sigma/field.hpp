@@ -350,9 +350,10 @@ inline Fe from_u64(std::uint64_t v) {
 }
 
 inline Scalar to_scalar(const Fe& a) {
-  Fe one;
-  one.v[0] = 1;
-  const Fe x = mul(a, one);  // canonical (< ℓ), out of Montgomery form
+  // Out of Montgomery form: a·2^−256 mod ℓ, the reduction alone (no product needed).
+  WideAcc w;
+  for (int i = 0; i < 4; ++i) w.t[i] = a.v[i];
+  const Fe x = w.reduce();  // canonical (< ℓ)
   Scalar s;
   for (int i = 0; i < 4; ++i) s.raw()->limb[i] = x.v[i];
   return s;
