@@ -30,7 +30,7 @@ namespace gopa::detail::r51 {
 #include "edwards_impl.inc"
 }  // namespace gopa::detail::r51
 
-#if defined(__x86_64__)
+#if defined(GOPA_FE_ADX) && GOPA_FE_ADX
 namespace gopa::detail::r64 {
 #include "edwards_impl.inc"
 }  // namespace gopa::detail::r64

@@ -15,7 +15,8 @@
 
 #include "fe25519.hpp"
 
-#if defined(__x86_64__)
+// Compiled only when the build uses it (GOPA_FE_ADX, see CMakeLists.txt).
+#if defined(__x86_64__) && defined(GOPA_FE_ADX) && GOPA_FE_ADX
 
 namespace gopa::detail::r64 {
 
@@ -384,4 +385,4 @@ inline void fe_to_decaf(gf_25519_s& g, const Fe& a) noexcept {
 
 }  // namespace gopa::detail::r64
 
-#endif  // __x86_64__
+#endif  // GOPA_FE_ADX

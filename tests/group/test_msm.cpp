@@ -133,7 +133,7 @@ TEST_CASE("our Edwards formulas agree with libdecaf", "[msm][curve]") {
   }
 }
 
-#if defined(__x86_64__)
+#if defined(GOPA_FE_ADX) && GOPA_FE_ADX
 namespace {
 // The radix-2^64 value of a radix-2^51 element, fully reduced (for comparing the two fields).
 gopa::detail::r64::Fe to_r64(const gopa::detail::r51::Fe& a) {

@@ -80,12 +80,17 @@ inline Fe mul(const Fe& a, const Fe& b) {
 
 using ull = unsigned long long;  // the carry intrinsics' limb type
 
-// Whether this CPU has MULX and ADCX/ADOX (BMI2 + ADX): read once; the choice depends on the
-// machine only, never on data.
+// Whether this CPU has MULX and ADCX/ADOX (BMI2 + ADX) and the build uses them (GOPA_ADX, see
+// CMakeLists.txt): read once; the choice depends on the machine only, never on data.
+#if defined(GOPA_FE_ADX) && GOPA_FE_ADX
 inline const bool kHaveAdx = __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+#else
+inline constexpr bool kHaveAdx = false;
+#endif
 
 // t[0..7] = a·b (the 512-bit product), operand scanning with two interleaved carry chains
 // (ADCX/ADOX). Needs kHaveAdx. Constant time.
+#if defined(GOPA_FE_ADX) && GOPA_FE_ADX
 [[gnu::always_inline]] inline void mul_wide_adx(const Fe& a, const Fe& b, std::uint64_t t[8]) {
   std::uint64_t lo, hi, z;
   __asm__(
@@ -149,6 +154,7 @@ inline const bool kHaveAdx = __builtin_cpu_supports("bmi2") && __builtin_cpu_sup
       : [a] "r"(a.v), [b] "r"(b.v), "m"(a), "m"(b)
       : "rdx", "cc");
 }
+#endif
 
 // r = (s < ℓ) ? s : s − ℓ for s < 2ℓ, constant time.
 [[gnu::always_inline]] inline Fe select_reduced(ull s0, ull s1, ull s2, ull s3) {
@@ -247,11 +253,15 @@ struct WideAcc {
   void mac(const Fe& a, const Fe& b) {
     std::uint64_t p[8];
 #if defined(__x86_64__)
+#if defined(GOPA_FE_ADX) && GOPA_FE_ADX
     if (kHaveAdx) {
       mul_wide_adx(a, b, p);
     } else {
       mul_wide_portable(a, b, p);
     }
+#else
+    mul_wide_portable(a, b, p);
+#endif
     unsigned char c = 0;
 #pragma GCC unroll 8
     for (int i = 0; i < 8; ++i) c = _addcarry_u64(c, t[i], p[i], reinterpret_cast<ull*>(&t[i]));
