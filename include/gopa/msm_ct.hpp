@@ -16,8 +16,8 @@ namespace gopa {
 
 [[nodiscard]] Point msm_secret(std::span<const SecretScalar> scalars, std::span<const Point> points);
 
-// A fixed point set with its msm_secret tables built once (multiples 1..8 in affine form,
-// 960 bytes per point), for provers that commit over the same generators again and again.
+// A fixed point set with its msm_secret tables built once (multiples 1..16 in affine form,
+// 1.5 KiB per point), for provers that commit over the same generators again and again.
 //   gopa::MsmSecretBasis basis(generators);
 //   Point C = basis.msm(witness, indices);   // Σ witness[k]·generators[indices[k]]
 // Constant time in the scalars; the indices are public.

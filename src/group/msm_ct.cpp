@@ -1,8 +1,8 @@
 // Constant-time multi-scalar multiplication for secret scalars.
 //
-// Straus with a fixed 4-bit signed window. Per point, a table of 1..8 multiples in affine Niels
-// form (all tables normalised with one field inversion); all points share the 4·63 doublings.
-// Per point and window: one lookup that reads all 8 entries and keeps one with masks, a masked
+// Straus with a fixed 5-bit signed window. Per point, a table of 1..16 multiples in affine Niels
+// form (all tables normalised with one field inversion); all points share the 5·50 doublings.
+// Per point and window: one lookup that reads all 16 entries and keeps one with masks, a masked
 // negation for the digit's sign, and one complete mixed addition. Nothing branches on, or
 // indexes memory by, a secret: the scalars' digits only ever meet masks.
 #include "gopa/msm_ct.hpp"
@@ -29,20 +29,24 @@ using detail::Ext;
 using detail::Fe;
 using detail::Niels;
 
-constexpr std::size_t kWindows = 64;  // radix-16 digits of a scalar < 2^253 (top digit ≤ 2)
-constexpr std::size_t kPerPoint = 8;  // |digit| = 1..8
+constexpr int kWindowBits = 5;
+constexpr std::size_t kWindows = 51;   // signed radix-32 digits of a scalar < 2^253 (top ≤ 8)
+constexpr std::size_t kPerPoint = 16;  // |digit| = 1..16
+static_assert(kWindows * kWindowBits >= 253 + 2, "room for the top digit and its carry");
 
-// Signed radix-16 recoding into digits in [−8, 8) (top digit ≤ 2); arithmetic only.
+// Signed radix-32 recoding into digits in [−16, 16) (the top digit in [0, 8]); arithmetic only.
 void recode(const SecretScalar& k, std::array<std::int8_t, kWindows>& d) noexcept {
-  std::array<std::uint8_t, 32> bytes{};
+  std::array<std::uint8_t, 33> bytes{};  // the scalar and a zero byte for the last window
   decaf_255_scalar_encode(bytes.data(), k.raw());
-  for (std::size_t i = 0; i < 32; ++i) {
-    d[2 * i] = static_cast<std::int8_t>(bytes[i] & 15);
-    d[2 * i + 1] = static_cast<std::int8_t>(bytes[i] >> 4);
+  for (std::size_t i = 0; i < kWindows; ++i) {
+    const std::size_t bit = i * kWindowBits;
+    const std::uint32_t w = static_cast<std::uint32_t>(bytes[bit / 8]) |
+                            (static_cast<std::uint32_t>(bytes[bit / 8 + 1]) << 8);
+    d[i] = static_cast<std::int8_t>((w >> (bit % 8)) & 31U);
   }
   for (std::size_t i = 0; i + 1 < kWindows; ++i) {
-    const int carry = (d[i] + 8) >> 4;  // 1 iff d[i] ≥ 8
-    d[i] = static_cast<std::int8_t>(d[i] - (carry << 4));
+    const int carry = (d[i] + 16) >> 5;  // 1 iff d[i] ≥ 16
+    d[i] = static_cast<std::int8_t>(d[i] - (carry << 5));
     d[i + 1] = static_cast<std::int8_t>(d[i + 1] + carry);
   }
   sodium_memzero(bytes.data(), bytes.size());
@@ -54,7 +58,7 @@ std::uint64_t ct_eq(std::uint64_t a, std::uint64_t b) noexcept { return ((a ^ b)
 
 namespace {
 
-// Tables (public data: the points are public): multiples 1..8 of every point in affine Niels
+// Tables (public data: the points are public): multiples 1..16 of every point in affine Niels
 // form, kChunk points per batch inversion.
 constexpr std::size_t kChunk = 1024;
 
@@ -78,8 +82,8 @@ void build_tables(std::span<const Point> points, std::vector<Niels>& table) {
   }
 }
 
-// t = row[mag − 1] for mag = 1..8, the identity (1, 1, 0) for mag = 0: a masked OR over all
-// 8 entries, 16 bytes at a time (SSE2, part of x86-64), so every entry is read in full.
+// t = row[mag − 1] for mag = 1..16, the identity (1, 1, 0) for mag = 0: a masked OR over all
+// 16 entries, 16 bytes at a time (SSE2, part of x86-64), so every entry is read in full.
 constexpr std::size_t kNielsWords = sizeof(Niels) / sizeof(std::uint64_t);
 static_assert(sizeof(Niels) == kNielsWords * sizeof(std::uint64_t), "Niels is packed limbs");
 void ct_select(Niels& t, const Niels* row, std::uint64_t mag) noexcept {
@@ -137,7 +141,7 @@ Point ct_straus(std::span<const SecretScalar> scalars, std::span<const Niels> ta
   Niels t = detail::niels_identity();
   for (std::size_t w = kWindows; w-- > 0;) {
     if (w + 1 != kWindows) {
-      for (int b = 0; b < 4; ++b) acc = detail::ext_dbl(acc);
+      for (int b = 0; b < kWindowBits; ++b) acc = detail::ext_dbl(acc);
     }
     for (std::size_t i = 0; i < n; ++i) {
       const auto d = static_cast<std::uint64_t>(static_cast<std::int64_t>(digits[i][w]));

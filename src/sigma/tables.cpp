@@ -7,7 +7,7 @@
 namespace gopa::sigma::detail {
 
 namespace {
-// Sets larger than this are not kept (960 bytes per point); they get fresh tables per call.
+// Sets larger than this are not kept (1.5 KiB per point); they get fresh tables per call.
 constexpr std::size_t kMaxCachedPoints = std::size_t{1} << 16;
 constexpr std::size_t kMaxCachedSets = 4;
 // wNAF width of the cached public Straus tables (64 affine points per generator): the range
