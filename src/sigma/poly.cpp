@@ -14,15 +14,6 @@
 
 namespace gopa::sigma::poly {
 
-namespace {
-// 0!, 1!, …, n!
-std::vector<Scalar> factorials(std::size_t n) {
-  std::vector<Scalar> f(n + 1);
-  f[0] = Scalar::one();
-  for (std::size_t i = 1; i <= n; ++i) f[i] = f[i - 1] * Scalar::from_u64(i);
-  return f;
-}
-}  // namespace
 
 namespace {
 // 1/D_j for the points 0..deg, D_j = j!·(deg−j)!·(−1)^{deg−j}: cached per degree.
@@ -124,47 +115,101 @@ void tmvp(const Fe* t, const Fe* x, Fe* y, std::size_t n, Fe* scratch) {
   }
 }
 
+// The smallest size ≥ m of the form k·2^j with k ≤ kLeaf: the product splits in halves j
+// times and ends in k×k schoolbook blocks, with at most 1/kLeaf of padding (a power of two
+// could nearly double the size, and the work by 3^(log2 2) = 3).
+std::size_t toeplitz_size(std::size_t m) {
+  std::size_t j = 0;
+  while ((m + (std::size_t{1} << j) - 1) >> j > kLeaf) ++j;
+  return ((m + (std::size_t{1} << j) - 1) >> j) << j;
+}
+
+}  // namespace
+
+namespace {
+
+// The public constants of an extrapolation from m + 1 values (docs/proofs.md §4):
+// p(k) = N_k·Σ_j u_j/(k−j), u_j = p(j)/D_j, N_k = Π_{i=0..m}(k−i) = k!/(k−m−1)!,
+// D_j = j!·(m−j)!·(−1)^{m−j}; for k = m+1+i and j = 1+j' the sum over j ≥ 1 is a Toeplitz
+// product with diagonals t(i − j') = 1/(i − j' + m). Cached per m: a prover extrapolates f
+// and g of the same size, and proves the same circuits again.
+struct Extrapolation {
+  std::size_t m = 0, n = 0;     // n = toeplitz_size(m)
+  std::vector<Fe> dinv;          // 1/D_j, j = 0..m
+  std::vector<Fe> t;             // diagonals t(d), d ∈ [−(n−1), n−1] (zero where only padding meets)
+  std::vector<Fe> first;         // 1/(k − 0) for k = m+1..2m: the j = 0 term
+  std::vector<Fe> scale;         // N_k for k = m+1..2m
+};
+
+std::shared_ptr<const Extrapolation> extrapolation(std::size_t m) {
+  static std::mutex mu;
+  static std::map<std::size_t, std::shared_ptr<const Extrapolation>> cache;
+  std::lock_guard lock(mu);
+  auto& slot = cache[m];
+  if (slot) return slot;
+  auto e = std::make_shared<Extrapolation>();
+  e->m = m;
+  e->n = toeplitz_size(m);
+  std::vector<Fe> fact(2 * m + 1);
+  fact[0] = field::one();
+  Fe k = field::one();
+  const Fe one = field::one();
+  for (std::size_t i = 1; i <= 2 * m; ++i) {
+    fact[i] = field::mul(fact[i - 1], k);
+    k = field::add(k, one);
+  }
+  std::vector<Fe> inv_fact(fact);
+  field::batch_invert(inv_fact);
+  std::vector<Fe> inv(2 * m + 1);  // 1/d for d = 1..2m
+  for (std::size_t d = 1; d <= 2 * m; ++d) inv[d] = field::mul(fact[d - 1], inv_fact[d]);
+  e->dinv.resize(m + 1);
+  for (std::size_t j = 0; j <= m; ++j) {
+    e->dinv[j] = field::mul(inv_fact[j], inv_fact[m - j]);
+    if ((m - j) % 2 == 1) e->dinv[j] = field::neg(e->dinv[j]);
+  }
+  const std::size_t n = e->n;
+  e->t.assign(2 * n - 1, Fe{});
+  for (std::size_t i = 0; i < 2 * n - 1; ++i) {
+    const auto dm = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(n - 1) +
+                    static_cast<std::int64_t>(m);
+    if (dm >= 1 && dm <= static_cast<std::int64_t>(2 * m)) e->t[i] = inv[static_cast<std::size_t>(dm)];
+  }
+  e->first.resize(m);
+  e->scale.resize(m);
+  for (std::size_t i = 0; i < m; ++i) {
+    const std::size_t kk = m + 1 + i;
+    e->first[i] = inv[kk];
+    e->scale[i] = field::mul(fact[kk], inv_fact[kk - m - 1]);
+  }
+  if (cache.size() > 16) {  // keep the cache small: drop everything else
+    auto keep = e;
+    cache.clear();
+    cache[m] = keep;
+    return keep;
+  }
+  slot = e;
+  return e;
+}
+
 }  // namespace
 
 std::vector<SecretScalar> extrapolate(std::span<const SecretScalar> values) {
   GOPA_CHECK(!values.empty(), "extrapolate: no values");
   const std::size_t m = values.size() - 1;
   if (m == 0) return {};
-  // p(k) = N_k·Σ_j u_j/(k−j), u_j = p(j)/D_j, N_k = Π_{i=0..m}(k−i) = k!/(k−m−1)!,
-  // D_j = j!·(m−j)!·(−1)^{m−j}; for k = m+1+i and j = 1+j' the sum over j ≥ 1 is a Toeplitz
-  // product with diagonals t(i − j') = 1/(i − j' + m).
-  const std::vector<Scalar> fact = factorials(2 * m);
-  std::vector<Scalar> inv_fact(fact);
-  batch_invert(inv_fact);
-  std::vector<Fe> inv(2 * m + 1);  // 1/d for d = 1..2m
-  for (std::size_t d = 1; d <= 2 * m; ++d) inv[d] = field::of(fact[d - 1] * inv_fact[d]);
+  const auto e = extrapolation(m);
+  const std::size_t n = e->n;
   std::vector<Fe> u(m + 1);
-  for (std::size_t j = 0; j <= m; ++j) {
-    Scalar dinv = inv_fact[j] * inv_fact[m - j];
-    if ((m - j) % 2 == 1) dinv = -dinv;
-    u[j] = field::mul(field::of(values[j]), field::of(dinv));
-  }
-  std::size_t n = 1;
-  while (n < m) n *= 2;
-  // Diagonals t(d) for d ∈ [−(n−1), n−1]; entries outside 1 ≤ d + m ≤ 2m only meet padding.
-  std::vector<Fe> t(2 * n - 1);
-  for (std::size_t k = 0; k < 2 * n - 1; ++k) {
-    const auto dm = static_cast<std::int64_t>(k) - static_cast<std::int64_t>(n - 1) +
-                    static_cast<std::int64_t>(m);
-    if (dm >= 1 && dm <= static_cast<std::int64_t>(2 * m)) t[k] = inv[static_cast<std::size_t>(dm)];
-  }
+  for (std::size_t j = 0; j <= m; ++j) u[j] = field::mul(field::of(values[j]), e->dinv[j]);
   std::vector<Fe> x(n), y(n);
   for (std::size_t j = 1; j <= m; ++j) x[j - 1] = u[j];
-  for (std::size_t i = 0; i < m; ++i) y[i] = field::mul(u[0], inv[m + 1 + i]);  // j = 0 term
+  for (std::size_t i = 0; i < m; ++i) y[i] = field::mul(u[0], e->first[i]);  // j = 0 term
   std::vector<Fe> scratch(4 * n);
-  tmvp(t.data(), x.data(), y.data(), n, scratch.data());
+  tmvp(e->t.data(), x.data(), y.data(), n, scratch.data());
   sodium_memzero(scratch.data(), scratch.size() * sizeof(Fe));
   std::vector<SecretScalar> out;
   out.reserve(m);
-  for (std::size_t i = 0; i < m; ++i) {
-    const std::size_t k = m + 1 + i;
-    out.push_back(field::to_secret(field::mul(y[i], field::of(fact[k] * inv_fact[k - m - 1]))));
-  }
+  for (std::size_t i = 0; i < m; ++i) out.push_back(field::to_secret(field::mul(y[i], e->scale[i])));
   sodium_memzero(u.data(), u.size() * sizeof(Fe));
   sodium_memzero(x.data(), x.size() * sizeof(Fe));
   sodium_memzero(y.data(), y.size() * sizeof(Fe));
