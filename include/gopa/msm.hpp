@@ -41,9 +41,13 @@ struct MsmOptions {
 [[nodiscard]] std::size_t msm_scratch_bytes(std::size_t n, MsmOptions options = {});
 
 // A generator set normalised once (affine form, one batch inversion) for repeated MSMs over it,
-// e.g. the vector-commitment generators G_1..G_n. Holds 120 bytes per point plus a copy of the
-// points, and for bases of up to 4096 points Straus tables (2^(w−2)·120 bytes per point, built
-// the first time an MSM has at most 256 non-zero terms). VARIABLE TIME in msm(): public data only.
+// e.g. the vector-commitment generators G_1..G_n. Holds one affine point (96 bytes with the
+// BMI2/ADX field, 120 portable) per point plus a copy of the points; for bases of up to 4096
+// points Straus tables (2^(w−2) affine points per point, built the first time an MSM has at most
+// 256 non-zero terms); and for bases of at least 1024 points, once they have served 8 MSMs of
+// more than 128 terms, fixed-base window tables (the 2^(12k) multiples of every point, k < 22,
+// at most 128 MiB), after which an MSM is one bucket pass without doublings.
+// VARIABLE TIME in msm(): public data only.
 class MsmBasis {
  public:
   explicit MsmBasis(std::span<const Point> points);
