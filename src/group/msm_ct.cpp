@@ -94,7 +94,10 @@ static_assert(sizeof(Niels) == kNielsWords * sizeof(std::uint64_t), "Niels is pa
 // The same scan 32 bytes at a time, for CPUs with AVX2 (chosen once at run time from the CPU,
 // never from data); the masked OR reads every byte of every entry as the SSE2 scan does.
 constexpr bool kAvx2Layout = sizeof(Niels) % 32 == 0;
-const bool kHaveAvx2 = kAvx2Layout && __builtin_cpu_supports("avx2");
+const bool kHaveAvx2 = kAvx2Layout && [] {
+  __builtin_cpu_init();  // static initialisers may run before the runtime's own detection
+  return __builtin_cpu_supports("avx2") != 0;
+}();
 
 __attribute__((target("avx2"))) void ct_select_avx2(Niels& t, const Niels* row,
                                                     std::uint64_t mag) noexcept {
