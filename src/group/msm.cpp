@@ -62,10 +62,13 @@ struct ScalarWords {
   std::uint64_t w[5];  // little-endian, w[4] = 0 (room for recoding carries)
 };
 
+static_assert(DECAF_WORD_BITS == 64 && DECAF_255_SCALAR_LIMBS == 4,
+              "scalar_words reads decaf scalars as four 64-bit limbs");
+
+// The scalar's limbs (libdecaf keeps scalars fully reduced, least significant limb first).
 ScalarWords scalar_words(const Scalar& s) {
-  const Bytes32 b = s.encode();  // canonical little-endian
   ScalarWords r{};
-  for (std::size_t i = 0; i < 32; ++i) r.w[i / 8] |= std::uint64_t{b[i]} << (8 * (i % 8));
+  for (std::size_t i = 0; i < 4; ++i) r.w[i] = s.raw()->limb[i];
   return r;
 }
 
