@@ -153,8 +153,12 @@ class Point {
   static Point hash_to_group(std::string_view domain, std::span<const std::uint8_t> message);
   static Point random(Rng& rng);
 
+  // A point that came from decode() (or whose cache_encoding() was called) remembers its
+  // encoding, so that encoding it again (transcripts, serialisation) costs a copy instead of an
+  // inverse square root. Every change to the point forgets it.
   [[nodiscard]] Bytes32 encode() const noexcept;
   void encode_to(std::span<std::uint8_t, 32> out) const noexcept;
+  void cache_encoding() noexcept;
   [[nodiscard]] std::string to_hex() const;
 
   Point operator+(const Point& o) const noexcept;
@@ -178,10 +182,15 @@ class Point {
   bool operator!=(const Point& o) const noexcept { return !(*this == o); }
 
   const decaf_255_point_s* raw() const noexcept { return p_; }
-  decaf_255_point_s* raw() noexcept { return p_; }
+  decaf_255_point_s* raw() noexcept {
+    has_enc_ = false;  // the caller may change the point
+    return p_;
+  }
 
  private:
   decaf_255_point_t p_;
+  Bytes32 enc_{};         // the encoding of p_ when has_enc_
+  bool has_enc_ = false;
 };
 
 Point operator*(const Scalar& k, const Point& p) noexcept;

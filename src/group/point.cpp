@@ -1,6 +1,7 @@
 // ristretto255 group elements on libdecaf's decaf_255 (RFC 9496 encodings).
 #include <sodium.h>
 
+#include <algorithm>
 #include <string>
 
 #include "gopa/check.hpp"
@@ -27,6 +28,9 @@ std::optional<Point> Point::decode(std::span<const std::uint8_t> bytes) noexcept
   if (!decaf_successful(decaf_255_point_decode(r.p_, bytes.data(), DECAF_TRUE))) {
     return std::nullopt;
   }
+  // Strict decoding accepts only the canonical encoding: these bytes are encode()'s output.
+  std::copy(bytes.begin(), bytes.end(), r.enc_.begin());
+  r.has_enc_ = true;
   return r;
 }
 
@@ -60,13 +64,24 @@ Point Point::random(Rng& rng) {
 }
 
 Bytes32 Point::encode() const noexcept {
+  if (has_enc_) return enc_;
   Bytes32 out{};
   decaf_255_point_encode(out.data(), p_);
   return out;
 }
 
 void Point::encode_to(std::span<std::uint8_t, 32> out) const noexcept {
+  if (has_enc_) {
+    std::copy(enc_.begin(), enc_.end(), out.begin());
+    return;
+  }
   decaf_255_point_encode(out.data(), p_);
+}
+
+void Point::cache_encoding() noexcept {
+  if (has_enc_) return;
+  decaf_255_point_encode(enc_.data(), p_);
+  has_enc_ = true;
 }
 
 std::string Point::to_hex() const { return gopa::to_hex(encode()); }
@@ -87,10 +102,12 @@ Point Point::operator-() const noexcept {
   return r;
 }
 Point& Point::operator+=(const Point& o) noexcept {
+  has_enc_ = false;
   decaf_255_point_add(p_, p_, o.p_);
   return *this;
 }
 Point& Point::operator-=(const Point& o) noexcept {
+  has_enc_ = false;
   decaf_255_point_sub(p_, p_, o.p_);
   return *this;
 }

@@ -501,6 +501,7 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   SecretScalar gamma = SecretScalar::random(prng);
   CircuitProof proof;
   proof.p = commit_wires(gens, c, x, gamma);
+  proof.p.cache_encoding();  // encoded again by the transcript, the serialiser and verifiers
 
   // Evaluation point and the two published evaluations f(c), g(c).
   t.append_point("P", proof.p);

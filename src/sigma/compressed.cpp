@@ -141,6 +141,7 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
     rows[n] = tab.q();
     r.push_back(field::to_secret(lr));
     proof.a = tab.basis->msm(r, rows);
+    proof.a.cache_encoding();  // encoded again by the transcript, the serialiser and verifiers
     r.pop_back();
   }
   sodium_memzero(&lr, sizeof lr);
@@ -199,8 +200,10 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
     }
     sa[qpos] = field::to_scalar(field::mul(qa, fcq));
     sb[qpos] = field::to_scalar(field::mul(qb, fcq));
-    const Point ar = msm_base->msm(sa);
-    const Point br = msm_base->msm(sb);
+    Point ar = msm_base->msm(sa);
+    Point br = msm_base->msm(sb);
+    ar.cache_encoding();
+    br.cache_encoding();
     proof.cross.push_back(ar);
     proof.cross.push_back(br);
     t.append_point("A_r", ar);

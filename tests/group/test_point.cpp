@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
+
 #include "gopa/group.hpp"
 
 using gopa::Point;
@@ -40,4 +43,30 @@ TEST_CASE("hex helpers reject malformed input", "[group]") {
   CHECK_FALSE(gopa::from_hex("abc").has_value());
   CHECK_FALSE(gopa::from_hex("zz").has_value());
   CHECK(gopa::to_hex(std::vector<std::uint8_t>{0, 255}) == "00ff");
+}
+
+TEST_CASE("a remembered encoding follows every change to the point", "[point][encoding]") {
+  gopa::DeterministicRng rng(31);
+  const Point a = Point::random(rng), b = Point::random(rng);
+  const gopa::Bytes32 ea = a.encode(), eb = b.encode();
+  auto d = Point::decode(ea);  // remembers ea
+  REQUIRE(d);
+  REQUIRE(d->encode() == ea);
+  Point x = *d;
+  x += b;  // forgets it
+  REQUIRE(x.encode() == (a + b).encode());
+  x.cache_encoding();
+  REQUIRE(x.encode() == (a + b).encode());
+  x -= b;
+  REQUIRE(x.encode() == ea);
+  Point y = *Point::decode(eb);
+  decaf_255_point_add(y.raw(), y.raw(), a.raw());  // raw() access forgets it too
+  REQUIRE(y.encode() == (a + b).encode());
+  std::array<std::uint8_t, 32> out{};
+  Point z = *Point::decode(eb);
+  z.encode_to(out);
+  REQUIRE(std::equal(out.begin(), out.end(), eb.begin()));
+  z = z.dbl();
+  z.encode_to(out);
+  REQUIRE(std::equal(out.begin(), out.end(), b.dbl().encode().begin()));
 }
