@@ -266,6 +266,25 @@ struct Buckets {
       : sum(std::size_t{1} << (c - 1)), used(std::size_t{1} << (c - 1)) {}
 };
 
+// Σ_j (j+1)·B_j over the used buckets by running sums (2 additions per bucket). False when no
+// bucket was used (the sum is the identity).
+bool reduce_buckets(const Buckets& bk, Ext& out) {
+  bool have_running = false, have_total = false;
+  Ext running{}, total{};
+  for (std::size_t j = bk.sum.size(); j-- > 0;) {
+    if (bk.used[j]) {
+      running = have_running ? detail::ext_add(running, bk.sum[j]) : bk.sum[j];
+      have_running = true;
+    }
+    if (have_running) {
+      total = have_total ? detail::ext_add(total, running) : running;
+      have_total = true;
+    }
+  }
+  out = total;
+  return have_total;
+}
+
 // S_w = Σ_i d_{w,i}·P_i for one window: bucket accumulation, then the running-sum reduction
 // Σ_j (j+1)·B_j. Returns false when the window sum is the identity because nothing was added.
 bool window_sum(std::span<const Niels> points, const std::int16_t* digits, Buckets& bk, Ext& out) {
@@ -288,20 +307,7 @@ bool window_sum(std::span<const Niels> points, const std::int16_t* digits, Bucke
       bk.sum[j] = detail::ext_sub_niels(bk.sum[j], points[i]);
     }
   }
-  bool have_running = false, have_total = false;
-  Ext running{}, total{};
-  for (std::size_t j = bk.sum.size(); j-- > 0;) {
-    if (bk.used[j]) {
-      running = have_running ? detail::ext_add(running, bk.sum[j]) : bk.sum[j];
-      have_running = true;
-    }
-    if (have_running) {
-      total = have_total ? detail::ext_add(total, running) : running;
-      have_total = true;
-    }
-  }
-  out = total;
-  return have_total;
+  return reduce_buckets(bk, out);
 }
 
 // Runs f(0), …, f(parts − 1), parts − 1 of them on new threads and f(0) on this one.
@@ -442,20 +448,7 @@ bool windowed_part(const WindowTables& wt, std::span<const Scalar> scalars, std:
       }
     }
   }
-  bool have_running = false, have_total = false;
-  Ext running{}, total{};
-  for (std::size_t j = bk.sum.size(); j-- > 0;) {
-    if (bk.used[j]) {
-      running = have_running ? detail::ext_add(running, bk.sum[j]) : bk.sum[j];
-      have_running = true;
-    }
-    if (have_running) {
-      total = have_total ? detail::ext_add(total, running) : running;
-      have_total = true;
-    }
-  }
-  out = total;
-  return have_total;
+  return reduce_buckets(bk, out);
 }
 
 Point to_point(const Ext& e) {
