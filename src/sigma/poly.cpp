@@ -134,8 +134,8 @@ namespace {
 // product with diagonals t(i − j') = 1/(i − j' + m). Cached per m: a prover extrapolates f
 // and g of the same size, and proves the same circuits again.
 struct Extrapolation {
-  std::size_t m = 0, n = 0;     // n = toeplitz_size(m)
-  std::vector<Fe> dinv;          // 1/D_j, j = 0..m
+  std::size_t n = 0;             // toeplitz_size(m)
+  std::shared_ptr<const std::vector<Fe>> dinv;  // 1/D_j, j = 0..m (inverse_denominators)
   std::vector<Fe> t;             // diagonals t(d), d ∈ [−(n−1), n−1] (zero where only padding meets)
   std::vector<Fe> first;         // 1/(k − 0) for k = m+1..2m: the j = 0 term
   std::vector<Fe> scale;         // N_k for k = m+1..2m
@@ -148,8 +148,8 @@ std::shared_ptr<const Extrapolation> extrapolation(std::size_t m) {
   auto& slot = cache[m];
   if (slot) return slot;
   auto e = std::make_shared<Extrapolation>();
-  e->m = m;
   e->n = toeplitz_size(m);
+  e->dinv = inverse_denominators(m);
   std::vector<Fe> fact(2 * m + 1);
   fact[0] = field::one();
   Fe k = field::one();
@@ -162,11 +162,6 @@ std::shared_ptr<const Extrapolation> extrapolation(std::size_t m) {
   field::batch_invert(inv_fact);
   std::vector<Fe> inv(2 * m + 1);  // 1/d for d = 1..2m
   for (std::size_t d = 1; d <= 2 * m; ++d) inv[d] = field::mul(fact[d - 1], inv_fact[d]);
-  e->dinv.resize(m + 1);
-  for (std::size_t j = 0; j <= m; ++j) {
-    e->dinv[j] = field::mul(inv_fact[j], inv_fact[m - j]);
-    if ((m - j) % 2 == 1) e->dinv[j] = field::neg(e->dinv[j]);
-  }
   const std::size_t n = e->n;
   e->t.assign(2 * n - 1, Fe{});
   for (std::size_t i = 0; i < 2 * n - 1; ++i) {
@@ -200,7 +195,7 @@ std::vector<SecretScalar> extrapolate(std::span<const SecretScalar> values) {
   const auto e = extrapolation(m);
   const std::size_t n = e->n;
   std::vector<Fe> u(m + 1);
-  for (std::size_t j = 0; j <= m; ++j) u[j] = field::mul(field::of(values[j]), e->dinv[j]);
+  for (std::size_t j = 0; j <= m; ++j) u[j] = field::mul(field::of(values[j]), (*e->dinv)[j]);
   std::vector<Fe> x(n), y(n);
   for (std::size_t j = 1; j <= m; ++j) x[j - 1] = u[j];
   for (std::size_t i = 0; i < m; ++i) y[i] = field::mul(u[0], e->first[i]);  // j = 0 term
