@@ -8,7 +8,8 @@
 // Only fe_canonical() fully reduces.
 //
 // Every function here is branch-free and its memory access pattern is fixed, so the constant-time
-// fixed-base table may use it on secrets; invert() uses a fixed addition chain.
+// fixed-base table may use it on secrets. The inversion (edwards_impl.inc, shared with r64) is a
+// fixed addition chain.
 #pragma once
 
 #include <cstdint>
@@ -119,27 +120,6 @@ inline Fe fe_from_small(std::uint64_t k) noexcept { return Fe{{k, 0, 0, 0, 0}}; 
 [[gnu::always_inline]] inline Fe fe_mul_small(const Fe& a, std::uint32_t k) noexcept {
   return fe_reduce_wide(u128{a.v[0]} * k, u128{a.v[1]} * k, u128{a.v[2]} * k, u128{a.v[3]} * k,
                         u128{a.v[4]} * k);
-}
-
-inline Fe fe_sqn(Fe a, int n) noexcept {
-  for (int i = 0; i < n; ++i) a = fe_sq(a);
-  return a;
-}
-
-// a^(p−2) with the usual fixed chain (254 squarings, 11 multiplications).
-inline Fe fe_invert(const Fe& a) noexcept {
-  const Fe z2 = fe_sq(a);                            // 2
-  const Fe z9 = fe_mul(fe_sqn(z2, 2), a);            // 9
-  const Fe z11 = fe_mul(z9, z2);                     // 11
-  const Fe z2_5_0 = fe_mul(fe_sq(z11), z9);          // 2^5 − 1
-  const Fe z2_10_0 = fe_mul(fe_sqn(z2_5_0, 5), z2_5_0);
-  const Fe z2_20_0 = fe_mul(fe_sqn(z2_10_0, 10), z2_10_0);
-  const Fe z2_40_0 = fe_mul(fe_sqn(z2_20_0, 20), z2_20_0);
-  const Fe z2_50_0 = fe_mul(fe_sqn(z2_40_0, 10), z2_10_0);
-  const Fe z2_100_0 = fe_mul(fe_sqn(z2_50_0, 50), z2_50_0);
-  const Fe z2_200_0 = fe_mul(fe_sqn(z2_100_0, 100), z2_100_0);
-  const Fe z2_250_0 = fe_mul(fe_sqn(z2_200_0, 50), z2_50_0);
-  return fe_mul(fe_sqn(z2_250_0, 5), z11);  // 2^255 − 21 = p − 2
 }
 
 // The unique representative in [0, p), limbs < 2^51.

@@ -298,27 +298,6 @@ inline Fe fe_from_small(std::uint64_t k) noexcept { return Fe{{k, 0, 0, 0}}; }
   return fe_add(r, Fe{{top * 38, 0, 0, 0}});
 }
 
-inline Fe fe_sqn(Fe a, int n) noexcept {
-  for (int i = 0; i < n; ++i) a = fe_sq(a);
-  return a;
-}
-
-// a^(p−2), the same fixed chain as r51::fe_invert.
-inline Fe fe_invert(const Fe& a) noexcept {
-  const Fe z2 = fe_sq(a);
-  const Fe z9 = fe_mul(fe_sqn(z2, 2), a);
-  const Fe z11 = fe_mul(z9, z2);
-  const Fe z2_5_0 = fe_mul(fe_sq(z11), z9);
-  const Fe z2_10_0 = fe_mul(fe_sqn(z2_5_0, 5), z2_5_0);
-  const Fe z2_20_0 = fe_mul(fe_sqn(z2_10_0, 10), z2_10_0);
-  const Fe z2_40_0 = fe_mul(fe_sqn(z2_20_0, 20), z2_20_0);
-  const Fe z2_50_0 = fe_mul(fe_sqn(z2_40_0, 10), z2_10_0);
-  const Fe z2_100_0 = fe_mul(fe_sqn(z2_50_0, 50), z2_50_0);
-  const Fe z2_200_0 = fe_mul(fe_sqn(z2_100_0, 100), z2_100_0);
-  const Fe z2_250_0 = fe_mul(fe_sqn(z2_200_0, 50), z2_50_0);
-  return fe_mul(fe_sqn(z2_250_0, 5), z11);
-}
-
 // The unique representative in [0, p).
 inline Fe fe_canonical(const Fe& a) noexcept {
   __extension__ typedef unsigned __int128 u128;
