@@ -11,6 +11,7 @@
 
 #include "gopa/sigma/field.hpp"
 #include "gopa/check.hpp"
+#include "ntt.hpp"
 
 namespace gopa::sigma::poly {
 
@@ -72,6 +73,9 @@ namespace {
 using field::Fe;
 
 constexpr std::size_t kLeaf = 16;  // schoolbook below this size
+// From this many extrapolated values on, the Toeplitz product goes through number-theoretic
+// transforms (ntt.hpp, O(m log m)) instead of Karatsuba (O(m^1.58)).
+constexpr std::size_t kNttMin = 128;
 
 // y[i] += Σ_j t[n−1+i−j]·x[j] for i, j < n (t: 2n−1 diagonals, public; x secret).
 // Karatsuba-style Toeplitz splitting [[A, B], [C, A]]: three half-size products,
@@ -134,9 +138,10 @@ namespace {
 // product with diagonals t(i − j') = 1/(i − j' + m). Cached per m: a prover extrapolates f
 // and g of the same size, and proves the same circuits again.
 struct Extrapolation {
-  std::size_t n = 0;             // toeplitz_size(m)
+  std::size_t n = 0;             // Toeplitz size: m with transforms, toeplitz_size(m) without
   std::shared_ptr<const std::vector<Fe>> dinv;  // 1/D_j, j = 0..m (inverse_denominators)
   std::vector<Fe> t;             // diagonals t(d), d ∈ [−(n−1), n−1] (zero where only padding meets)
+  std::unique_ptr<const ntt::ToeplitzPlan> plan;  // m ≥ kNttMin: the transforms of t instead
   std::vector<Fe> first;         // 1/(k − 0) for k = m+1..2m: the j = 0 term
   std::vector<Fe> scale;         // N_k for k = m+1..2m
 };
@@ -148,7 +153,8 @@ std::shared_ptr<const Extrapolation> extrapolation(std::size_t m) {
   auto& slot = cache[m];
   if (slot) return slot;
   auto e = std::make_shared<Extrapolation>();
-  e->n = toeplitz_size(m);
+  const bool transform = m >= kNttMin;
+  e->n = transform ? m : toeplitz_size(m);
   e->dinv = inverse_denominators(m);
   std::vector<Fe> fact(2 * m + 1);
   fact[0] = field::one();
@@ -168,6 +174,10 @@ std::shared_ptr<const Extrapolation> extrapolation(std::size_t m) {
     const auto dm = static_cast<std::int64_t>(i) - static_cast<std::int64_t>(n - 1) +
                     static_cast<std::int64_t>(m);
     if (dm >= 1 && dm <= static_cast<std::int64_t>(2 * m)) e->t[i] = inv[static_cast<std::size_t>(dm)];
+  }
+  if (transform) {
+    e->plan = std::make_unique<const ntt::ToeplitzPlan>(e->t);
+    e->t = {};
   }
   e->first.resize(m);
   e->scale.resize(m);
@@ -199,9 +209,13 @@ std::vector<SecretScalar> extrapolate(std::span<const SecretScalar> values) {
   std::vector<Fe> x(n), y(n);
   for (std::size_t j = 1; j <= m; ++j) x[j - 1] = u[j];
   for (std::size_t i = 0; i < m; ++i) y[i] = field::mul(u[0], e->first[i]);  // j = 0 term
-  std::vector<Fe> scratch(4 * n);
-  tmvp(e->t.data(), x.data(), y.data(), n, scratch.data());
-  sodium_memzero(scratch.data(), scratch.size() * sizeof(Fe));
+  if (e->plan) {
+    e->plan->apply(x, y);
+  } else {
+    std::vector<Fe> scratch(4 * n);
+    tmvp(e->t.data(), x.data(), y.data(), n, scratch.data());
+    sodium_memzero(scratch.data(), scratch.size() * sizeof(Fe));
+  }
   std::vector<SecretScalar> out;
   out.reserve(m);
   for (std::size_t i = 0; i < m; ++i) out.push_back(field::to_secret(field::mul(y[i], e->scale[i])));
