@@ -12,6 +12,7 @@
 #include "gopa/msm.hpp"
 #include "gopa/msm_ct.hpp"
 #include "gopa/pedersen.hpp"
+#include "poly.hpp"  // internal (src/sigma): the prover's extrapolation
 
 namespace {
 
@@ -99,6 +100,14 @@ int main(int argc, char** argv) {
   gopa::Point v = gopa::commit_vector(xs, r, *gens);
   gopa::Point m = gopa::msm_secret(xs, gens->Gi(8));
   const bool eq = x.ct_equal(r);
+  // The prover's polynomial extrapolation, through both Toeplitz products: Karatsuba (m < 128)
+  // and the multi-modular transforms (m ≥ 128).
+  for (std::size_t deg : {40U, 300U}) {
+    std::vector<gopa::SecretScalar> vals;
+    for (std::size_t i = 0; i <= deg; ++i) vals.push_back(gopa::SecretScalar::random(rng));
+    const auto ext = gopa::sigma::poly::extrapolate(vals);
+    GOPA_CHECK(ext.size() == deg, "extrapolation size");
+  }
 
   // Published values are declassified before they are branched on.
   gopa::Point all = p1 + p2 + p3 + c + v + m;
