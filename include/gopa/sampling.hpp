@@ -169,7 +169,19 @@ struct Attempt {
                                                 const std::vector<Cheat>& cheats, Rng& rng,
                                                 bool trace = false);
 
-// Runs attempts, removing every named member, until one succeeds or fewer than 2 remain.
+// The committee's retry rule, one definition for every runner and auditor: after an attempt
+// without output, the member it names is left out of every later attempt (and later call); an
+// abort that names nobody (probability 1/ℓ per random bit for honest members) retries with the
+// same members. A call gives up when fewer than two members remain or after kMaxHiddenAttempts
+// attempts.
+inline constexpr std::size_t kMaxHiddenAttempts = 32;
+// Empty when attempt `attempt` (0-based, within one call) may run with `members` members;
+// otherwise why it may not.
+[[nodiscard]] std::string attempt_refusal(std::size_t members, std::size_t attempt);
+// The members of the next attempt: `members` without the one `blame` names (unchanged without).
+void drop_blamed(std::vector<std::size_t>& members, const std::optional<Blame>& blame);
+
+// Runs attempts under the retry rule above until one succeeds or the rule gives up.
 [[nodiscard]] HiddenRun run_hidden_box_muller(const HiddenParams& p, const std::vector<Cheat>& cheats,
                                               Rng& rng, bool trace = false);
 

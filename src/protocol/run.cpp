@@ -693,12 +693,8 @@ HiddenNoise check_hidden(const View& v, const Key32& y) {
   for (std::uint32_t call = 0; call < hidden_calls(p); ++call) {
     for (std::uint32_t attempt = 0;; ++attempt) {
       const std::string where = "call " + std::to_string(call) + ", attempt " + std::to_string(attempt);
-      if (members.size() < 2) {
-        h.problem = "fewer than two committee members left (" + where + ")";
-        return h;
-      }
-      if (attempt >= 32) {
-        h.problem = "more than 32 attempts for call " + std::to_string(call);
+      if (const std::string why = sampling::attempt_refusal(members.size(), attempt); !why.empty()) {
+        h.problem = why + " (" + where + ")";
         return h;
       }
       auto it = v.committee_log.find({call, attempt});
@@ -723,9 +719,8 @@ HiddenNoise check_hidden(const View& v, const Key32& y) {
         const auto who = static_cast<std::uint32_t>(verdict.blame->member);
         h.blamed.emplace(who, std::string("hidden-noise committee, ") + where + ", " +
                                   sampling::step_name(verdict.blame->step) + ": " + verdict.blame->why);
-        members.erase(std::remove(members.begin(), members.end(), verdict.blame->member), members.end());
       }
-      // Otherwise an abort nobody caused (probability 1/ℓ per random bit): the same members again.
+      sampling::drop_blamed(members, verdict.blame);  // no blame: the same members again
     }
   }
   h.complete = true;
@@ -1335,10 +1330,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     std::vector<std::size_t> members(report.committee.begin(), report.committee.end());
     for (std::uint32_t call = 0; call < hidden_calls(p); ++call) {
       for (std::uint32_t attempt = 0;; ++attempt) {
-        if (members.size() < 2) {
-          return make_error(Errc::invalid_argument, "hidden noise: fewer than two committee members left");
+        if (const std::string why = sampling::attempt_refusal(members.size(), attempt); !why.empty()) {
+          return make_error(Errc::invalid_argument, "hidden noise, call " + std::to_string(call) + ": " + why);
         }
-        if (attempt >= 32) return make_error(Errc::invalid_argument, "hidden noise: more than 32 attempts");
         progress("hidden noise (committee)", call, hidden_calls(p));
         sampling::Attempt a = sampling::hidden_box_muller_attempt(hp, members, cheats, crng);
         // The log is a sequence: its messages go on the board one by one, in order.
@@ -1360,12 +1354,12 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
           break;
         }
         if (a.blame) {
-          members.erase(std::remove(members.begin(), members.end(), a.blame->member), members.end());
           // A named member does not deviate again in later calls.
           cheats.erase(std::remove_if(cheats.begin(), cheats.end(),
                                       [&](const sampling::Cheat& c) { return c.member == a.blame->member; }),
                        cheats.end());
         }
+        sampling::drop_blamed(members, a.blame);
       }
     }
     progress("hidden noise (committee)", hidden_calls(p), hidden_calls(p));

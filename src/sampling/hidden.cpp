@@ -1552,10 +1552,7 @@ HiddenRun run_hidden_box_muller(const HiddenParams& p, const std::vector<Cheat>&
     members.push_back(i);
   }
   HiddenRun run;
-  // An abort that names nobody (probability 1/ℓ per bit) restarts with the same members; the
-  // bound only stops a run that could never finish.
-  std::size_t unnamed = 0;
-  while (members.size() >= 2 && unnamed < 8) {
+  for (std::size_t attempt = 0; attempt_refusal(members.size(), attempt).empty(); ++attempt) {
     std::vector<const PaillierKey*> kp;
     for (std::size_t id : members) kp.push_back(&keys[id]);
     ++run.attempts;
@@ -1565,14 +1562,21 @@ HiddenRun run_hidden_box_muller(const HiddenParams& p, const std::vector<Cheat>&
       run.output = std::move(a.output);
       break;
     }
-    if (!a.blame) {
-      ++unnamed;
-      continue;
-    }
-    run.blamed.push_back(*a.blame);
-    members.erase(std::remove(members.begin(), members.end(), a.blame->member), members.end());
+    if (a.blame) run.blamed.push_back(*a.blame);
+    drop_blamed(members, a.blame);
   }
   return run;
+}
+
+std::string attempt_refusal(std::size_t members, std::size_t attempt) {
+  if (members < 2) return "fewer than two committee members left";
+  if (attempt >= kMaxHiddenAttempts)
+    return "more than " + std::to_string(kMaxHiddenAttempts) + " attempts";
+  return {};
+}
+
+void drop_blamed(std::vector<std::size_t>& members, const std::optional<Blame>& blame) {
+  if (blame) members.erase(std::remove(members.begin(), members.end(), blame->member), members.end());
 }
 
 HiddenVerdict verify_hidden_log(const HiddenParams& p, std::span<const std::size_t> members,

@@ -158,6 +158,22 @@ TEST_CASE("hidden: two cheaters are both named; fewer than two members cannot sa
   CHECK_FALSE(run.ok());
 }
 
+TEST_CASE("hidden: the retry rule shared by runners and auditors", "[sampling][hidden][abort]") {
+  CHECK_FALSE(attempt_refusal(0, 0).empty());
+  CHECK_FALSE(attempt_refusal(1, 0).empty());
+  CHECK(attempt_refusal(2, 0).empty());
+  CHECK(attempt_refusal(2, kMaxHiddenAttempts - 1).empty());
+  CHECK_FALSE(attempt_refusal(2, kMaxHiddenAttempts).empty());
+  CHECK_FALSE(attempt_refusal(40, kMaxHiddenAttempts + 5).empty());
+  std::vector<std::size_t> members{4, 7, 9};
+  drop_blamed(members, std::nullopt);  // an abort nobody caused: the same members
+  CHECK(members == std::vector<std::size_t>{4, 7, 9});
+  drop_blamed(members, Blame{7, Step::kMulOpening, "bad opening"});
+  CHECK(members == std::vector<std::size_t>{4, 9});
+  drop_blamed(members, Blame{7, Step::kMulOpening, "again"});  // no longer a member: no change
+  CHECK(members == std::vector<std::size_t>{4, 9});
+}
+
 TEST_CASE("hidden: samples are standard normal (KS, reference semantics)", "[sampling][hidden][stats]") {
   // The shared computation equals the reference given the seeds and the truncation offsets
   // (test above); here the reference with uniform seeds and random offsets in their range.
