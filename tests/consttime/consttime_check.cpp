@@ -99,6 +99,12 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 8; ++i) xs.push_back(gopa::SecretScalar::random(rng));
   gopa::Point v = gopa::commit_vector(xs, r, *gens);
   gopa::Point m = gopa::msm_secret(xs, gens->Gi(8));
+  {  // More terms than one cache block of the constant-time Straus loop (128).
+    auto big = gopa::GeneratorSet::get("gopa", 200);
+    std::vector<gopa::SecretScalar> ys;
+    for (int i = 0; i < 200; ++i) ys.push_back(gopa::SecretScalar::random(rng));
+    m += gopa::msm_secret(ys, big->Gi(200));
+  }
   const bool eq = x.ct_equal(r);
   // The prover's polynomial extrapolation, through both Toeplitz products: Karatsuba (m < 128)
   // and the multi-modular transforms (m ≥ 128).

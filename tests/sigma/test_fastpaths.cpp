@@ -116,7 +116,7 @@ TEST_CASE("fast path: constant-time MSM tables equal the naive sum", "[sigma][fa
   const auto pts = random_points(300, rng);
   const MsmSecretBasis basis(pts);
   CHECK(basis.size() == pts.size());
-  for (std::size_t n : {0U, 1U, 7U, 64U, 300U}) {
+  for (std::size_t n : {0U, 1U, 7U, 64U, 128U, 129U, 300U}) {  // 128: one ct_straus block
     CAPTURE(n);
     std::vector<SecretScalar> ss;
     std::vector<Scalar> sp;
