@@ -45,8 +45,9 @@ struct MsmOptions {
 // BMI2/ADX field, 120 portable) per point plus a copy of the points; for bases of up to 4096
 // points Straus tables (2^(w−2) affine points per point, built the first time an MSM has at most
 // 256 non-zero terms); and for bases of at least 1024 points, once they have served 8 MSMs of
-// more than 128 terms, fixed-base window tables (the 2^(12k) multiples of every point, k < 22,
-// at most 128 MiB), after which an MSM is one bucket pass without doublings.
+// more than 128 terms, fixed-base window tables (the 2^(ck) multiples of every point, k < ⌈254/c⌉,
+// c from 10 to 14 bits growing with the basis, at most 128 MiB), after which an MSM is one bucket
+// pass without doublings.
 // VARIABLE TIME in msm(): public data only.
 class MsmBasis {
  public:
@@ -54,6 +55,9 @@ class MsmBasis {
   // straus_width (4..8): wNAF width of the Straus tables (2^(w−2) affine points per point, built
   // on first use): wider saves additions when the basis is reused many times.
   MsmBasis(std::span<const Point> points, int straus_width);
+  // window_bits (10..14): digit width of the window tables instead of the size-dependent choice
+  // (tests: every width on a small basis).
+  MsmBasis(std::span<const Point> points, int straus_width, int window_bits);
   ~MsmBasis();
   MsmBasis(MsmBasis&&) noexcept;
   MsmBasis& operator=(MsmBasis&&) noexcept;
