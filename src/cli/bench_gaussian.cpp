@@ -207,7 +207,9 @@ int run_gaussian(const GaussianOptions& o) {
     bool any_first = false;
     for (const Row& r : rows) {
       if (!r.one && !r.many) continue;
-      if (!any_first) std::printf("first proof in the process (derives generators, builds tables), ms/sample:");
+      if (!any_first)
+        std::printf("first proof of each row (derives generators and builds tables, unless an earlier "
+                    "row did), ms/sample:");
       std::printf("%s %s f=%u", any_first ? ";" : "", sampler_name(r.p.kind), r.p.f);
       if (r.one) std::printf(" one call %s", fmt(per(r.one, &ProofCost::first_prove_ms).value(), 4).c_str());
       if (r.many) std::printf(" d=%zu %s", o.amortize, fmt(per(r.many, &ProofCost::first_prove_ms).value(), 4).c_str());

@@ -396,7 +396,7 @@ struct WindowTables {
 
 // The digit width of a basis of n points: an MSM over the whole basis (about n/2 non-zero terms
 // in a prover's folding round) costs ⌈254/c⌉ bucket additions per term and 2^c to reduce the
-// buckets: 10 to 13 bits up to about 30,000 points, 14 above. Wider digits would
+// buckets: 11 bits from 1,026 points, 12 from 2,050, 13 from 4,098, 14 from 16,386. Wider digits would
 // save more additions on paper, but 2^15 buckets (2 MiB) leave the cache and measure no faster.
 constexpr int kMaxFixedWindowBits = 14;
 int fixed_window_bits(std::size_t n) {

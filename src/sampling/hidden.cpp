@@ -1571,7 +1571,7 @@ HiddenRun run_hidden_box_muller(const HiddenParams& p, const std::vector<Cheat>&
 std::string attempt_refusal(std::size_t members, std::size_t attempt) {
   if (members < 2) return "fewer than two committee members left";
   if (attempt >= kMaxHiddenAttempts)
-    return "more than " + std::to_string(kMaxHiddenAttempts) + " attempts";
+    return "no output after " + std::to_string(kMaxHiddenAttempts) + " attempts";
   return {};
 }
 

@@ -16,7 +16,8 @@ using u64 = std::uint64_t;
 
 // ---------------------------------------------------------------- arithmetic mod p < 2^61
 
-// x − m if x ≥ m, else x, for x < 2m ≤ 2^63: the sign of x − m selects, no branch.
+// x − m if x ≥ m, else x, for m ≤ 2^63 and x < m + 2^63 (so x − m wraps past 2^63 exactly when
+// x < m): the top bit of x − m selects, no branch.
 [[gnu::always_inline]] inline u64 csub(u64 x, u64 m) {
   const u64 d = x - m;
   return d + (m & (0 - (d >> 63)));
@@ -215,8 +216,10 @@ field::Fe reconstruct(const std::array<u64, kPrimes>& r) {
   }
   field::WideAcc acc;
   for (std::size_t i = 0; i < kPrimes; ++i) acc.mac(field::Fe{{v[i], 0, 0, 0}}, c.radix[i]);
+  const field::Fe out = acc.reduce();
   sodium_memzero(v.data(), sizeof v);
-  return acc.reduce();
+  sodium_memzero(&acc, sizeof acc);
+  return out;
 }
 
 ToeplitzPlan::ToeplitzPlan(std::span<const field::Fe> t) {

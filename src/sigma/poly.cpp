@@ -153,7 +153,7 @@ std::shared_ptr<const Extrapolation> extrapolation(std::size_t m) {
   auto& slot = cache[m];
   if (slot) return slot;
   auto e = std::make_shared<Extrapolation>();
-  const bool transform = m >= kNttMin;
+  const bool transform = m >= kNttMin && m <= ntt::kMaxSize;
   e->n = transform ? m : toeplitz_size(m);
   e->dinv = inverse_denominators(m);
   std::vector<Fe> fact(2 * m + 1);

@@ -337,8 +337,8 @@ TEST_CASE("MsmBasis window tables (after repeated use) match the expected sums",
   // with extra terms and with two threads.
   constexpr std::size_t kN = 1100;
   const Instance in = make_instance(kN, 77);
-  // The automatic digit width (10 bits for 1100 points) and every other one.
-  const int bits = GENERATE(0, 11, 12, 13, 14);
+  // The automatic digit width (11 bits for 1100 points) and every width.
+  const int bits = GENERATE(0, 10, 11, 12, 13, 14);
   CAPTURE(bits);
   const MsmBasis basis = bits == 0 ? MsmBasis(in.points) : MsmBasis(in.points, 5, bits);
   gopa::DeterministicRng rng(78);

@@ -160,11 +160,13 @@ TEST_CASE("ntt: Toeplitz products against the schoolbook", "[sigma][ntt]") {
     for (std::size_t i = 0; i < n; ++i) ok = ok && same(y[i], want[i]);
     CHECK(ok);
   }
-  // The largest integer sums: every entry ℓ − 1 (as raw limbs; in Montgomery form the raw value
-  // is what the transforms see), over a transform with no slack (2n − 1 = 2^11 − 1).
+  // The largest entries the transforms see: x's Montgomery representative ℓ − 1 and t = −1
+  // (taken out of Montgomery form: the integer ℓ − 1), over a transform with no slack
+  // (2n − 1 = 2^11 − 1). The sums, n·(ℓ − 1)² ≈ 2^515, stay below Π p; the bound for the
+  // largest n is checked against GMP above.
   const field::Fe top{{field::kL[0] - 1, field::kL[1], field::kL[2], field::kL[3]}};
   const std::size_t n = 1024;
-  std::vector<field::Fe> t(2 * n - 1, top), x(n, top);
+  std::vector<field::Fe> t(2 * n - 1, field::neg(field::one())), x(n, top);
   const ntt::ToeplitzPlan plan(t);
   std::vector<field::Fe> y(n);
   plan.apply(x, y);
@@ -172,4 +174,17 @@ TEST_CASE("ntt: Toeplitz products against the schoolbook", "[sigma][ntt]") {
   bool ok = true;
   for (std::size_t i = 0; i < n; ++i) ok = ok && same(y[i], want[i]);
   CHECK(ok);
+  // Smaller products after a larger one: their twiddles are a prefix of the larger table.
+  for (std::size_t m : {5U, 65U, 128U}) {
+    CAPTURE(m);
+    std::vector<field::Fe> tt(2 * m - 1), xx(m);
+    for (auto& v : tt) v = random_fe(rng);
+    for (auto& v : xx) v = random_fe(rng);
+    std::vector<field::Fe> yy(m);
+    ntt::ToeplitzPlan(tt).apply(xx, yy);
+    const std::vector<field::Fe> w = schoolbook(tt, xx);
+    bool same_all = true;
+    for (std::size_t i = 0; i < m; ++i) same_all = same_all && same(yy[i], w[i]);
+    CHECK(same_all);
+  }
 }
