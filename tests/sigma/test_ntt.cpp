@@ -41,6 +41,18 @@ bool same(const field::Fe& a, const field::Fe& b) {
   return a.v[0] == b.v[0] && a.v[1] == b.v[1] && a.v[2] == b.v[2] && a.v[3] == b.v[3];
 }
 
+// v mod p_k for every prime, by GMP.
+std::array<std::uint64_t, ntt::kPrimes> gmp_residues(const mpz_t v) {
+  std::array<std::uint64_t, ntt::kPrimes> r{};
+  Mpz m;
+  for (std::size_t k = 0; k < ntt::kPrimes; ++k) {
+    Mpz mp(ntt::kP[k]);
+    mpz_mod(m.v, v, mp.v);
+    r[k] = mpz_get_ui(m.v);
+  }
+  return r;
+}
+
 // ℓ as an integer.
 void ell(mpz_t out) { set_limbs(out, field::kL, 4); }
 
@@ -98,46 +110,31 @@ TEST_CASE("ntt: residues and Chinese remaindering", "[sigma][ntt]") {
                                field::Fe{{field::kL[0] - 1, field::kL[1], field::kL[2], field::kL[3]}}};
   for (int i = 0; i < 200; ++i) xs.push_back(random_fe(rng));
   for (const field::Fe& x : xs) {
-    Mpz v, m;
+    Mpz v;
     set_limbs(v.v, x.v, 4);
     const auto r = ntt::residues(x);
-    for (std::size_t k = 0; k < ntt::kPrimes; ++k) {
-      Mpz mp(ntt::kP[k]);
-      mpz_mod(m.v, v.v, mp.v);
-      CHECK(mpz_get_ui(m.v) == r[k]);
-    }
+    CHECK(r == gmp_residues(v.v));
     CHECK(same(ntt::reconstruct(r), x));
   }
   const field::Fe all_ones{{~0ULL, ~0ULL, ~0ULL, ~0ULL}};
   {
-    Mpz v, m;
+    Mpz v;
     set_limbs(v.v, all_ones.v, 4);
-    const auto r = ntt::residues(all_ones);
-    for (std::size_t k = 0; k < ntt::kPrimes; ++k) {
-      Mpz mp(ntt::kP[k]);
-      mpz_mod(m.v, v.v, mp.v);
-      CHECK(mpz_get_ui(m.v) == r[k]);
-    }
+    CHECK(ntt::residues(all_ones) == gmp_residues(v.v));
   }
   // Integers up to Π p − 1 come back mod ℓ: random ones, and the largest.
   gmp_randstate_t st;
   gmp_randinit_default(st);
   gmp_randseed_ui(st, 7);
   for (int i = 0; i < 201; ++i) {
-    Mpz big, m, want;
+    Mpz big, want;
     if (i == 200) {
       mpz_sub_ui(big.v, prod.v, 1);
     } else {
       mpz_urandomm(big.v, st, prod.v);
     }
-    std::array<std::uint64_t, ntt::kPrimes> r{};
-    for (std::size_t k = 0; k < ntt::kPrimes; ++k) {
-      Mpz mp(ntt::kP[k]);
-      mpz_mod(m.v, big.v, mp.v);
-      r[k] = mpz_get_ui(m.v);
-    }
     mpz_mod(want.v, big.v, l.v);
-    CHECK(same(ntt::reconstruct(r), fe_of_mpz(want.v)));
+    CHECK(same(ntt::reconstruct(gmp_residues(big.v)), fe_of_mpz(want.v)));
   }
   gmp_randclear(st);
 }
