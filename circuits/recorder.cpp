@@ -11,11 +11,14 @@
 namespace gopa::circuits {
 
 // Constant time: |v| and the sign by masks, the negation by a constant-time scalar selection.
+// |v| ≤ 2^127 < ℓ is already reduced, so its two words are the scalar's low limbs (libdecaf
+// keeps scalars fully reduced, least significant limb first).
 Scalar scalar_from_i128(i128 v) noexcept {
+  static_assert(DECAF_WORD_BITS == 64 && DECAF_255_SCALAR_LIMBS == 4, "64-bit scalar limbs");
   const u128 m = ct::abs_u(v);
-  const Scalar two32 = Scalar::from_u64(std::uint64_t{1} << 32);
-  const Scalar s = Scalar::from_u64(static_cast<std::uint64_t>(m >> 64)) * two32 * two32 +
-                   Scalar::from_u64(static_cast<std::uint64_t>(m));
+  Scalar s;
+  s.raw()->limb[0] = static_cast<decaf_word_t>(m);
+  s.raw()->limb[1] = static_cast<decaf_word_t>(m >> 64);
   const Scalar neg = -s;
   Scalar out;
   decaf_255_scalar_cond_sel(out.raw(), s.raw(), neg.raw(),

@@ -89,8 +89,7 @@ constexpr int kWnafLen = 256 + 8;  // room for the widest window (8)
 
 // Width-w NAF digits (w = 5 unless given): every non-zero digit is odd, |d| < 2^(w−1), and is
 // followed by ≥ w − 1 zeros. Returns one past the highest non-zero position (0 for k = 0).
-int wnaf(const Scalar& s, std::int8_t* naf, int width = kWnafWidth) {
-  ScalarWords k = scalar_words(s);
+int wnaf_words(ScalarWords k, std::int8_t* naf, int width = kWnafWidth) {
   std::memset(naf, 0, kWnafLen);
   int top = 0;
   int pos = 0;
@@ -115,6 +114,10 @@ int wnaf(const Scalar& s, std::int8_t* naf, int width = kWnafWidth) {
     pos += width;
   }
   return top;
+}
+
+int wnaf(const Scalar& s, std::int8_t* naf, int width = kWnafWidth) {
+  return wnaf_words(scalar_words(s), naf, width);
 }
 
 Ext straus(std::span<const Scalar> scalars, std::span<const Point> points) {
@@ -167,6 +170,27 @@ void odd_multiples(std::span<const Point> points, int width, std::vector<Niels>&
         ext[i * per + j] = detail::ext_add_pniels(ext[i * per + j - 1], p2);
     }
     detail::ext_batch_to_niels(ext, std::span<Niels>(out).subspan(lo * per, ext.size()), scratch);
+  }
+}
+
+// Affine Niels odd multiples (as odd_multiples) of points given in extended form.
+void odd_multiples_ext(std::span<const Ext> points, int width, std::span<Niels> out) {
+  const std::size_t per = std::size_t{1} << (width - 2);
+  std::vector<Ext> ext;
+  std::vector<Fe> scratch;
+  const std::size_t chunk = std::max<std::size_t>(1, kChunk / per);
+  for (std::size_t lo = 0; lo < points.size(); lo += chunk) {
+    const std::size_t m = std::min(chunk, points.size() - lo);
+    ext.resize(m * per);
+    scratch.resize(ext.size());
+    for (std::size_t i = 0; i < m; ++i) {
+      const Ext& p = points[lo + i];
+      const PNiels p2 = detail::ext_to_pniels(detail::ext_dbl(p));
+      ext[i * per] = p;
+      for (std::size_t j = 1; j < per; ++j)
+        ext[i * per + j] = detail::ext_add_pniels(ext[i * per + j - 1], p2);
+    }
+    detail::ext_batch_to_niels(ext, out.subspan(lo * per, ext.size()), scratch);
   }
 }
 
@@ -467,6 +491,54 @@ bool windowed_part(const WindowTables& wt, std::span<const Scalar> scalars, std:
   return reduce_buckets(bk, out);
 }
 
+// ---------------------------------------------------------------- two-tooth comb (strided)
+
+// For strided MSMs over a basis with window tables: every point's odd multiples P, 3P, …, 15P
+// and the same of 2^h·P, where 2^h·P = 2^(c·k)·P is a window-table entry with h near 127. A
+// scalar s = lo + 2^h·hi then costs two width-5 wNAF chains of about 127 digits over shared
+// doublings: half the doublings of one 253-digit chain, and no per-call tables.
+constexpr int kCombWidth = 5;
+constexpr std::size_t kCombPerPoint = std::size_t{1} << (kCombWidth - 2);  // 8 per tooth
+
+struct CombTables {
+  int shift = 0;         // h
+  std::vector<Niels> t;  // t[(2i + tooth)·8 + j] = (2j + 1)·2^(tooth·h)·P_i
+};
+
+// The window index k whose shift c·k best balances the two halves of a 253-bit scalar.
+int comb_window(int c, int windows) {
+  int best = 1;
+  for (int k = 1; k < windows; ++k) {
+    const int h = c * k, hb = c * best;
+    if (std::max(h + 1, 254 - h) < std::max(hb + 1, 254 - hb)) best = k;
+  }
+  return best;
+}
+
+void build_comb_tables(std::span<const Niels> niels, const WindowTables& wt, CombTables& out) {
+  const int k = comb_window(wt.c, wt.windows);
+  out.shift = wt.c * k;
+  const std::size_t n = niels.size();
+  std::vector<Ext> base(2 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    base[2 * i] = niels_to_ext(niels[i], false);
+    base[2 * i + 1] =
+        niels_to_ext(wt.t[i * static_cast<std::size_t>(wt.windows) + static_cast<std::size_t>(k)],
+                     false);
+  }
+  out.t.resize(2 * n * kCombPerPoint);
+  odd_multiples_ext(base, kCombWidth, out.t);
+}
+
+// One step of a strided comb evaluation, the same for every output: a doubling, or an addition
+// of ±(2·entry + 1)·2^(tooth·h)·P for the point of block `block`.
+struct CombOp {
+  std::uint32_t block;
+  std::uint8_t row;  // tooth·8 + entry
+  bool add;
+  bool negative;
+};
+
 Point to_point(const Ext& e) {
   Point r;
   detail::ext_to_decaf(*r.raw(), e);
@@ -558,6 +630,23 @@ struct MsmBasis::Impl {
   std::once_flag window_once;
   WindowTables windows;  // fixed-base window tables, built after kWindowAfterUses large MSMs
   std::atomic<bool> windows_ready{false};
+
+  std::once_flag comb_once;
+  CombTables comb;  // two-tooth comb tables for strided MSMs, derived from the window tables
+  std::atomic<bool> comb_ready{false};
+
+  // The comb tables, built on first use once the window tables exist (the upper tooth is a
+  // window-table entry); null before that or when they would exceed kWindowMaxBytes.
+  const CombTables* comb_tables() {
+    if (comb_ready.load(std::memory_order_acquire)) return &comb;
+    if (!windows_ready.load(std::memory_order_acquire)) return nullptr;
+    if (points.size() * 2 * kCombPerPoint * sizeof(Niels) > kWindowMaxBytes) return nullptr;
+    std::call_once(comb_once, [this] {
+      build_comb_tables(niels, windows, comb);
+      comb_ready.store(true, std::memory_order_release);
+    });
+    return &comb;
+  }
 
   // The window tables if this basis has earned them (building them now if it just has).
   const WindowTables* window_tables() {
@@ -677,6 +766,72 @@ std::vector<Point> msm_strided(std::span<const Scalar> scalars, std::span<const 
         const PNiels& q = tables[b * kWnafTable + static_cast<std::size_t>((d > 0 ? d : -d) / 2)];
         acc = d > 0 ? detail::ext_add_pniels(acc, q) : detail::ext_sub_pniels(acc, q);
       }
+    }
+    out[p] = to_point(acc);
+  }
+  return out;
+}
+
+std::vector<Point> MsmBasis::msm_strided(std::span<const Scalar> scalars,
+                                         std::span<const std::size_t> index,
+                                         std::size_t stride) const {
+  GOPA_CHECK(stride > 0, "MsmBasis::msm_strided: zero stride");
+  GOPA_CHECK(index.size() <= scalars.size() * stride, "MsmBasis::msm_strided: too few scalars");
+  for (const std::size_t i : index)
+    GOPA_CHECK(i < impl_->points.size(), "MsmBasis::msm_strided: index");
+  const CombTables* comb = impl_->comb_tables();
+  if (comb == nullptr) {
+    std::vector<Point> pts(index.size());
+    for (std::size_t i = 0; i < index.size(); ++i) pts[i] = impl_->points[index[i]];
+    return gopa::msm_strided(scalars, pts, stride);
+  }
+  // Split every shared scalar at bit h and recode both halves once; the resulting sequence of
+  // doublings and additions is the same for every output.
+  const std::size_t blocks = std::min(scalars.size(), (index.size() + stride - 1) / stride);
+  const int h = comb->shift;
+  std::vector<std::int8_t> nafs(2 * blocks * kWnafLen);
+  int top = 0;
+  for (std::size_t b = 0; b < blocks; ++b) {
+    const ScalarWords k = scalar_words(scalars[b]);
+    ScalarWords lo{}, hi{};
+    const int q = h / 64, r = h % 64;
+    for (int i = 0; i < 5; ++i) {
+      const int keep = std::clamp(h - 64 * i, 0, 64);
+      lo.w[i] = keep == 64 ? k.w[i] : k.w[i] & ((std::uint64_t{1} << keep) - 1);
+      const std::uint64_t a = i + q < 5 ? k.w[i + q] : 0;
+      const std::uint64_t c = i + q + 1 < 5 ? k.w[i + q + 1] : 0;
+      hi.w[i] = r == 0 ? a : (a >> r) | (c << (64 - r));
+    }
+    top = std::max(top, wnaf_words(lo, &nafs[(2 * b) * kWnafLen], kCombWidth));
+    top = std::max(top, wnaf_words(hi, &nafs[(2 * b + 1) * kWnafLen], kCombWidth));
+  }
+  std::vector<CombOp> ops;
+  for (int pos = top - 1; pos >= 0; --pos) {
+    if (!ops.empty()) ops.push_back({0, 0, false, false});
+    for (std::size_t b = 0; b < blocks; ++b) {
+      for (std::size_t tooth = 0; tooth < 2; ++tooth) {
+        const int d = nafs[(2 * b + tooth) * kWnafLen + static_cast<std::size_t>(pos)];
+        if (d == 0) continue;
+        const auto entry = static_cast<std::size_t>((d > 0 ? d : -d) / 2);
+        ops.push_back({static_cast<std::uint32_t>(b),
+                       static_cast<std::uint8_t>(tooth * kCombPerPoint + entry), true, d < 0});
+      }
+    }
+  }
+  const std::size_t outputs = std::min(stride, index.size());
+  std::vector<Point> out(outputs);
+  const Niels* t = comb->t.data();
+  for (std::size_t p = 0; p < outputs; ++p) {
+    Ext acc = detail::ext_identity();
+    for (const CombOp& op : ops) {
+      if (!op.add) {
+        acc = detail::ext_dbl(acc);
+        continue;
+      }
+      const std::size_t j = p + op.block * stride;
+      if (j >= index.size()) continue;
+      const Niels& q = t[index[j] * 2 * kCombPerPoint + op.row];
+      acc = op.negative ? detail::ext_sub_niels(acc, q) : detail::ext_add_niels(acc, q);
     }
     out[p] = to_point(acc);
   }

@@ -181,6 +181,7 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
   std::size_t len = shape.padded();
   std::vector<Scalar> sa(msm_base->size()), sb(msm_base->size());
   std::size_t since = 0;  // rounds since the base was materialised
+  bool on_generators = true;  // the base is still the generator set (msm_base = public_tables)
   for (std::size_t round = 0; round < shape.rounds; ++round) {
     const std::size_t h = len / 2;
     Fe qa, qb;
@@ -218,7 +219,11 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
       // s[j] depends on j / len only: one scalar per block of the level.
       std::vector<Scalar> sigma;
       for (std::size_t j = 0; j < nb; j += len) sigma.push_back(field::to_scalar(s[j]));
-      base = msm_strided(sigma, base, len);
+      // On the generator set itself the cached basis has comb tables (once it has window
+      // tables); later levels are fresh points.
+      base = on_generators ? msm_base->msm_strided(sigma, std::span(pos).first(nb), len)
+                           : msm_strided(sigma, base, len);
+      on_generators = false;
       std::vector<Fe> nl(base.size());
       for (std::size_t j = 0; j < nb; ++j)
         nl[j % len] = field::add(nl[j % len], field::mul(s[j], lf[j]));

@@ -47,6 +47,14 @@ TEST_CASE("scalar_from_i128 embeds negatives as ℓ − |v|", "[circuits][builde
   const i128 big = (static_cast<i128>(0x1234567) << 70) + 99;
   CHECK(scalar_from_i128(big) + scalar_from_i128(-big) == Scalar::zero());
   CHECK(scalar_from_i128(pow2(64)) == Scalar::from_u64(1ULL << 32) * Scalar::from_u64(1ULL << 32));
+  // Both words, and the extremes of i128, against scalar arithmetic.
+  const Scalar two64 = Scalar::from_u64(1ULL << 32) * Scalar::from_u64(1ULL << 32);
+  CHECK(scalar_from_i128(big) ==
+        Scalar::from_u64(0x1234567ULL << 6) * two64 + Scalar::from_u64(99));
+  const i128 most = static_cast<i128>((static_cast<u128>(1) << 127) - 1);
+  const Scalar two127 = Scalar::from_u64(1ULL << 63) * two64;
+  CHECK(scalar_from_i128(most) == two127 - Scalar::one());
+  CHECK(scalar_from_i128(-most - 1) == -two127);
 }
 
 TEST_CASE("gadgets: clear evaluator and recorder agree on random and edge inputs",

@@ -374,3 +374,58 @@ TEST_CASE("MsmBasis window tables (after repeated use) match the expected sums",
   REQUIRE(basis.msm(prefix) == Point::base_mul(expected));
   REQUIRE(basis.msm(std::vector<Scalar>(kN)).is_identity());
 }
+
+TEST_CASE("MsmBasis strided MSMs match the sums, before and after the comb tables",
+          "[msm][windows][strided]") {
+  // 1100 points; the comb tables need the window tables (after 8 large MSMs), and their split
+  // point h = c·k depends on the digit width, so every width is run.
+  constexpr std::size_t kN = 1100;
+  const Instance in = make_instance(kN, 91);
+  const int bits = GENERATE(0, 10, 11, 12, 13, 14);
+  CAPTURE(bits);
+  const MsmBasis basis = bits == 0 ? MsmBasis(in.points) : MsmBasis(in.points, 5, bits);
+  gopa::DeterministicRng rng(92);
+  // Scalars around every possible split point (2^h − 1, 2^h, 2^h + 1 for h = 110..140), the
+  // largest (ℓ − 1) and zero, and random ones.
+  std::vector<Scalar> specials{Scalar::zero(), Scalar::one(), minus_one()};
+  Scalar pow = Scalar::one();
+  for (int b = 0; b < 141; ++b) {
+    if (b >= 110) {
+      specials.push_back(pow - Scalar::one());
+      specials.push_back(pow);
+      specials.push_back(pow + Scalar::one());
+    }
+    pow += pow;
+  }
+  std::size_t next_special = 0;
+  auto check = [&](std::size_t stride, std::size_t terms) {
+    CAPTURE(stride, terms);
+    // A shuffled selection of the basis, so index[] is not the identity.
+    std::vector<std::size_t> index(terms);
+    for (std::size_t i = 0; i < terms; ++i) index[i] = (i * 7 + 3) % kN;
+    const std::size_t blocks = (terms + stride - 1) / stride;
+    std::vector<Scalar> s(blocks);
+    for (Scalar& x : s) {
+      x = next_special < specials.size() ? specials[next_special++] : Scalar::random(rng);
+    }
+    const std::vector<Point> out = basis.msm_strided(s, index, stride);
+    REQUIRE(out.size() == std::min(stride, terms));
+    for (std::size_t p = 0; p < out.size(); ++p) {
+      Scalar log;
+      for (std::size_t b = 0; p + b * stride < terms; ++b) log += s[b] * in.logs[index[p + b * stride]];
+      REQUIRE(out[p] == Point::base_mul(log));
+    }
+  };
+  check(137, kN);  // before any window tables: the generic strided MSM
+  for (int call = 0; call < 9; ++call) {
+    std::vector<Scalar> dense(kN);
+    for (Scalar& x : dense) x = Scalar::random(rng);
+    (void)basis.msm(dense);
+  }
+  // With window (and now comb) tables: 8 full blocks, a short last block, one block, and enough
+  // calls to run every special scalar through the split.
+  check(137, kN);
+  check(140, 1000);
+  check(kN, kN);
+  while (next_special < specials.size()) check(16, 130);
+}
