@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "edwards.hpp"
+#include "fe25519_ifma.hpp"
 #include "gopa/check.hpp"
+#include "simd.hpp"
 
 namespace gopa {
 
@@ -772,6 +774,42 @@ std::vector<Point> msm_strided(std::span<const Scalar> scalars, std::span<const 
   return out;
 }
 
+#if defined(GOPA_HAVE_IFMA_CODE)
+// Eight outputs p0 .. p0 + count − 1 of a strided comb evaluation at once (AVX-512 IFMA), one
+// lane each: the same sequence of doublings and additions as the one-output loop, the addend of
+// every lane loaded from its own point's comb table (a lane past the end adds the identity).
+// VARIABLE TIME: public data only.
+GOPA_IFMA_TARGET void comb_outputs_ifma(std::span<const CombOp> ops, const Niels* t,
+                                        std::span<const std::size_t> index, std::size_t stride,
+                                        std::size_t p0, std::size_t count, Point* out) {
+  namespace v8 = detail::ifma;
+  const __m512i identity_row =
+      _mm512_maskz_set1_epi64(static_cast<__mmask8>(1U | (1U << v8::kNativeWords)), 1);
+  v8::Ext8 acc = v8::ext8_identity();
+  for (const CombOp& op : ops) {
+    if (!op.add) {
+      acc = v8::ext8_dbl(acc);
+      continue;
+    }
+    __m512i lo[8], hi[8];
+    for (std::size_t k = 0; k < 8; ++k) {
+      const std::size_t j = p0 + k + op.block * stride;
+      if (k < count && j < index.size()) {
+        v8::niels_row(t[index[j] * 2 * kCombPerPoint + op.row], lo[k], hi[k]);
+      } else {
+        lo[k] = identity_row;
+        hi[k] = _mm512_setzero_si512();
+      }
+    }
+    const v8::Niels8 q = v8::niels8_from_rows(lo, hi);
+    acc = v8::ext8_add_niels(acc, op.negative ? v8::niels8_cneg(0xFF, q) : q);
+  }
+  Ext lanes[8];
+  v8::ext8_to_native(acc, lanes);
+  for (std::size_t k = 0; k < count; ++k) out[k] = to_point(lanes[k]);
+}
+#endif
+
 std::vector<Point> MsmBasis::msm_strided(std::span<const Scalar> scalars,
                                          std::span<const std::size_t> index,
                                          std::size_t stride) const {
@@ -821,6 +859,13 @@ std::vector<Point> MsmBasis::msm_strided(std::span<const Scalar> scalars,
   const std::size_t outputs = std::min(stride, index.size());
   std::vector<Point> out(outputs);
   const Niels* t = comb->t.data();
+#if defined(GOPA_HAVE_IFMA_CODE)
+  if (detail::ifma_enabled()) {
+    for (std::size_t p = 0; p < outputs; p += 8)
+      comb_outputs_ifma(ops, t, index, stride, p, std::min<std::size_t>(8, outputs - p), &out[p]);
+    return out;
+  }
+#endif
   for (std::size_t p = 0; p < outputs; ++p) {
     Ext acc = detail::ext_identity();
     for (const CombOp& op : ops) {
