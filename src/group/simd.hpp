@@ -18,6 +18,18 @@ namespace gopa::detail {
 // setting. Not meant to be flipped while another thread runs an MSM.
 bool set_ifma_allowed(bool allowed) noexcept;
 
+// Sets set_ifma_allowed(allowed) for a scope (tests: run a check on both paths).
+class ScopedIfma {
+ public:
+  explicit ScopedIfma(bool allowed) noexcept : before_(set_ifma_allowed(allowed)) {}
+  ~ScopedIfma() { set_ifma_allowed(before_); }
+  ScopedIfma(const ScopedIfma&) = delete;
+  ScopedIfma& operator=(const ScopedIfma&) = delete;
+
+ private:
+  bool before_;
+};
+
 // A short name of the vector path in use ("avx512-ifma" or "none"), for reports.
 [[nodiscard]] const char* simd_path() noexcept;
 

@@ -340,14 +340,7 @@ TEST_CASE("MsmBasis window tables (after repeated use) match the expected sums",
   const Instance in = make_instance(kN, 77);
   // The automatic digit width (11 bits for 1100 points) and every width.
   const int bits = GENERATE(0, 10, 11, 12, 13, 14);
-  // With and without the eight-lane (AVX-512 IFMA) comb evaluation, where the CPU has it.
-  const bool wide = GENERATE(false, true);
-  CAPTURE(bits, wide);
-  const bool before = gopa::detail::set_ifma_allowed(wide);
-  struct Restore {
-    bool b;
-    ~Restore() { gopa::detail::set_ifma_allowed(b); }
-  } restore{before};
+  CAPTURE(bits);
   const MsmBasis basis = bits == 0 ? MsmBasis(in.points) : MsmBasis(in.points, 5, bits);
   gopa::DeterministicRng rng(78);
   for (int call = 0; call < 14; ++call) {
@@ -393,11 +386,7 @@ TEST_CASE("MsmBasis strided MSMs match the sums, before and after the comb table
   // With and without the eight-lane (AVX-512 IFMA) comb evaluation, where the CPU has it.
   const bool wide = GENERATE(false, true);
   CAPTURE(bits, wide);
-  const bool before = gopa::detail::set_ifma_allowed(wide);
-  struct Restore {
-    bool b;
-    ~Restore() { gopa::detail::set_ifma_allowed(b); }
-  } restore{before};
+  const gopa::detail::ScopedIfma ifma(wide);
   const MsmBasis basis = bits == 0 ? MsmBasis(in.points) : MsmBasis(in.points, 5, bits);
   gopa::DeterministicRng rng(92);
   // Scalars around every possible split point (2^h − 1, 2^h, 2^h + 1 for h = 110..140), the

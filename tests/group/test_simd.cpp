@@ -21,13 +21,6 @@ namespace d = gopa::detail;
 
 namespace {
 
-// Restores the IFMA setting at the end of a test.
-struct IfmaSetting {
-  bool before;
-  explicit IfmaSetting(bool allow) : before(d::set_ifma_allowed(allow)) {}
-  ~IfmaSetting() { d::set_ifma_allowed(before); }
-};
-
 // Equal encodings: stricter than Point::operator==, which (as decaf's equality, x1·y2 = y1·x2)
 // would also accept a degenerate (0 : 0 : Z : 0) that a broken formula can produce.
 bool same_point(const Point& a, const Point& b) { return a.encode() == b.encode(); }
@@ -280,11 +273,11 @@ TEST_CASE("constant-time MSM: the eight-lane path equals the portable one and th
     const Point expected = gopa::msm_naive(s, sel);
     Point portable, wide, direct;
     {
-      const IfmaSetting off(false);
+      const d::ScopedIfma off(false);
       portable = basis.msm(ss, rows);
     }
     {
-      const IfmaSetting on(true);
+      const d::ScopedIfma on(true);
       wide = basis.msm(ss, rows);
       direct = gopa::msm_secret(ss, sel);
     }
