@@ -154,28 +154,7 @@ Ext straus(std::span<const Scalar> scalars, std::span<const Point> points) {
 }
 
 // Affine Niels odd multiples P, 3P, …, (2^(w−1) − 1)P of every point (2^(w−2) per point),
-// kChunk points per batch inversion.
-void odd_multiples(std::span<const Point> points, int width, std::vector<Niels>& out) {
-  const std::size_t per = std::size_t{1} << (width - 2);
-  out.resize(points.size() * per);
-  std::vector<Ext> ext;
-  std::vector<Fe> scratch;
-  for (std::size_t lo = 0; lo < points.size(); lo += kChunk) {
-    const std::size_t m = std::min(kChunk, points.size() - lo);
-    ext.resize(m * per);
-    scratch.resize(ext.size());
-    for (std::size_t i = 0; i < m; ++i) {
-      const Ext p = detail::ext_from_decaf(*points[lo + i].raw());
-      const PNiels p2 = detail::ext_to_pniels(detail::ext_dbl(p));
-      ext[i * per] = p;
-      for (std::size_t j = 1; j < per; ++j)
-        ext[i * per + j] = detail::ext_add_pniels(ext[i * per + j - 1], p2);
-    }
-    detail::ext_batch_to_niels(ext, std::span<Niels>(out).subspan(lo * per, ext.size()), scratch);
-  }
-}
-
-// Affine Niels odd multiples (as odd_multiples) of points given in extended form.
+// kChunk table entries per batch inversion.
 void odd_multiples_ext(std::span<const Ext> points, int width, std::span<Niels> out) {
   const std::size_t per = std::size_t{1} << (width - 2);
   std::vector<Ext> ext;
@@ -194,6 +173,14 @@ void odd_multiples_ext(std::span<const Ext> points, int width, std::span<Niels> 
     }
     detail::ext_batch_to_niels(ext, out.subspan(lo * per, ext.size()), scratch);
   }
+}
+
+// The same for decaf points.
+void odd_multiples(std::span<const Point> points, int width, std::vector<Niels>& out) {
+  std::vector<Ext> ext(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) ext[i] = detail::ext_from_decaf(*points[i].raw());
+  out.resize(points.size() * (std::size_t{1} << (width - 2)));
+  odd_multiples_ext(ext, width, out);
 }
 
 // Straus over two groups of terms in one pass (shared doublings): scalars[idx[t]] with the
