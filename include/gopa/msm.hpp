@@ -76,7 +76,8 @@ class MsmBasis {
   // gopa::msm_strided over the points index selects (aborts on an index ≥ size() or too few
   // scalars). Once the basis has window tables it also keeps two-tooth comb tables (the odd
   // multiples 1..15 of every point and of its 2^(c·k) multiple with c·k near 127: 16 affine
-  // points, 1.5 KiB, per point, built on the first such call; within the 128 MiB cap), and every
+  // points, 1.5 KiB, per point, built on the first such call; capped at 128 MiB like the window
+  // tables, so a basis holds at most 256 MiB of both), and every
   // output costs about 128 doublings and 43 mixed additions per term instead of 253 doublings,
   // per-call tables and 42 projective additions.
   [[nodiscard]] std::vector<Point> msm_strided(std::span<const Scalar> scalars,

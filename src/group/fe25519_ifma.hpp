@@ -293,6 +293,11 @@ GOPA_IFMA_INLINE void ext8_to_native(const Ext8& p, Ext* out) {
   fe8_to_native(p.Z, z);
   fe8_to_native(p.T, t);
   for (int k = 0; k < 8; ++k) out[k] = Ext{x[k], y[k], z[k], t[k]};
+  // The lanes may be sums of secret multiples.
+  sodium_memzero(x, sizeof x);
+  sodium_memzero(y, sizeof y);
+  sodium_memzero(z, sizeof z);
+  sodium_memzero(t, sizeof t);
 }
 
 // Eight affine Niels points given as rows of kNielsWords words (row k = lane k, in two

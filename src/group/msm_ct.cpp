@@ -235,13 +235,15 @@ GOPA_IFMA_TARGET Ext ct_straus_block_ifma(std::span<const std::array<std::int8_t
   v8::Ext8 part = v8::ext8_identity();
   const __m512i identity_row =
       _mm512_maskz_set1_epi64(static_cast<__mmask8>(1U | (1U << v8::kNativeWords)), 1);
+  // The rows chosen by secret digits and their signs: wiped at the end.
+  __m512i lo[8], hi[8];
+  unsigned neg_lanes = 0;
   for (std::size_t w = kWindows; w-- > 0;) {
     if (w + 1 != kWindows) {
       for (int b = 0; b < kWindowBits; ++b) part = v8::ext8_dbl(part);
     }
     for (std::size_t g = 0; g < groups; ++g) {
-      __m512i lo[8], hi[8];
-      unsigned neg_lanes = 0;
+      neg_lanes = 0;
       for (unsigned k = 0; k < 8; ++k) {
         const std::size_t i = g * 8 + k;
         if (i >= count) {  // public: past the block's last term, the identity
@@ -265,6 +267,10 @@ GOPA_IFMA_TARGET Ext ct_straus_block_ifma(std::span<const std::array<std::int8_t
   Ext sum = lanes[0];
   for (std::size_t k = 1; k < 8; ++k) sum = detail::ext_add(sum, lanes[k]);
   sodium_memzero(lanes, sizeof lanes);
+  sodium_memzero(lo, sizeof lo);
+  sodium_memzero(hi, sizeof hi);
+  sodium_memzero(&part, sizeof part);
+  sodium_memzero(&neg_lanes, sizeof neg_lanes);
   return sum;
 }
 #endif
@@ -281,7 +287,7 @@ Point ct_straus(std::span<const SecretScalar> scalars, std::span<const Niels> ta
   // would stream every table from memory 51 times. Costs 250 doublings per block (≈ 2 per term
   // with 128-term blocks, against 51 additions; the eight-lane path doubles eight lanes at once,
   // over 256-term blocks).
-  bool wide = false;
+  [[maybe_unused]] bool wide = false;
   std::size_t block = kBlockPoints;
 #if defined(GOPA_HAVE_IFMA_CODE)
   wide = detail::ifma_enabled();
