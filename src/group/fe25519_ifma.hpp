@@ -25,7 +25,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GOPA_HAVE_IFMA_CODE 1
 
-#include <immintrin.h>
+#include "x86_intrinsics.hpp"
 
 #include <sodium.h>
 

@@ -11,9 +11,7 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "x86_intrinsics.hpp"
 
 #include <algorithm>
 #include <array>
