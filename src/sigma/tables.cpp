@@ -9,7 +9,7 @@ namespace gopa::sigma::detail {
 namespace {
 // Sets larger than this are not kept (1.5 KiB per point: 192 MiB at the cap); they get fresh
 // tables per call. 2^17 keeps the d = 64 Box–Muller circuits up to f = 24 (69,700 points) and
-// polar up to f = 16 (123,000): below the cap a repeated prover pays about half per proof.
+// polar up to f = 16 (123,000), whose repeated proofs then run 1.3–1.8× faster (docs/circuits.md §6.1).
 constexpr std::size_t kMaxCachedPoints = std::size_t{1} << 17;
 constexpr std::size_t kMaxCachedSets = 4;
 // wNAF width of the cached public Straus tables (64 affine points per generator): the range
