@@ -3,6 +3,7 @@
 #include "gopa/protocol/output.hpp"
 
 #include "gopa/check.hpp"
+#include "gopa/deviation.hpp"
 #include "gopa/msm.hpp"
 
 namespace gopa::protocol {
@@ -63,11 +64,16 @@ OutputProof prove_output(Transcript& t, const GeneratorSet& gens, std::span<cons
   for (std::size_t j = 0; j < c.size(); ++j) w += combined_blinding[j] * c[j];
   std::vector<const SecretScalar*> wit{&w};
   auto prng = t.prover_rng(wit, rng);
-  SecretScalar k = SecretScalar::random(prng);
-  const Point a = gens.H_table().mul(k);
+  const testing::Deviation* dev = testing::deviation();
+  DeterministicRng reused(0x6e6f6e6365);  // test-only deviation: the same nonce every time
+  SecretScalar k = dev != nullptr && dev->reuse_nonces ? SecretScalar::random(reused)
+                                                       : SecretScalar::random(prng);
+  Point a = gens.H_table().mul(k);
+  if (dev != nullptr && dev->on_output_nonce) dev->on_output_nonce(a);
   t.append_point("A", a);
   const Scalar e = t.challenge_scalar("e");
-  const Scalar z = (k + w * e).declassify();
+  Scalar z = (k + w * e).declassify();
+  if (dev != nullptr && dev->on_output_response) dev->on_output_response(z);
   return OutputProof{a, z};
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 
 #include "gopa/check.hpp"
+#include "gopa/deviation.hpp"
 #include "gopa/msm.hpp"
 
 namespace gopa::sampling {
@@ -34,19 +35,24 @@ EncProof prove_once(Transcript& t, const EncStatement& st, const BigInt& x, cons
                     const SecretScalar& r, const GeneratorSet& gens, Rng& rng) {
   const PaillierPublic& pk = *st.pk;
   EncProof pr;
-  BigInt y = BigInt::random_bits(P::kBoundBits, rng);
-  BigInt mu = BigInt::random_bits(P::kNonceRandBits, rng);
-  SecretScalar s = SecretScalar::random(rng);
+  const testing::Deviation* dev = testing::deviation();
+  DeterministicRng reused(0x6e6f6e6365);  // test-only deviation: the same nonces every time
+  Rng& nonces = dev != nullptr && dev->reuse_nonces ? static_cast<Rng&>(reused) : rng;
+  BigInt y = BigInt::random_bits(P::kBoundBits, nonces);
+  BigInt mu = BigInt::random_bits(P::kNonceRandBits, nonces);
+  SecretScalar s = SecretScalar::random(nonces);
   BigInt ys;
   mpz_mul_2exp(ys.get(), y.get(), st.shift);
   pr.tc = pk.encrypt(ys, mu);
   pr.ta = commit(y.to_secret(), s, gens);
+  if (dev != nullptr && dev->on_enc_commitment) dev->on_enc_commitment(pr.ta);
   const Challenge e = derive_challenge(t, st, pr.tc, pr.ta);
   mpz_mul(pr.z.get(), e.big.get(), x.get());
   mpz_add(pr.z.get(), pr.z.get(), y.get());
   mpz_mul(pr.nu.get(), e.big.get(), alpha.get());
   mpz_add(pr.nu.get(), pr.nu.get(), mu.get());
   pr.zr = (s + r * e.s).declassify();
+  if (dev != nullptr && dev->on_enc_responses) dev->on_enc_responses(pr);
   return pr;
 }
 

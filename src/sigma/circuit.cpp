@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "gopa/check.hpp"
+#include "gopa/deviation.hpp"
 #include "gopa/msm_ct.hpp"
 #include "compressed_impl.hpp"
 #include "poly.hpp"
@@ -278,7 +279,7 @@ std::optional<CircuitProof> CircuitProof::decode(std::span<const std::uint8_t> i
 
 namespace {
 
-constexpr std::string_view kDomain = "gopa/sigma/circuit v1";
+constexpr std::string_view kDomain = "gopa/sigma/circuit v2";
 
 void bind_statement(Transcript& t, const GeneratorSet& gens, const Circuit& c,
                     std::span<const Scalar> publics, std::span<const Point> commitments) {
@@ -378,10 +379,12 @@ void circuit_form(const Circuit& c, std::span<const Scalar> publics, const Chall
     value = field::sub(value, add_terms(form, z, w, publics));
     w = field::mul(w, rho);
   }
-  // Bindings: Σ_j ω^j·k_j − s = 0.
+  // Bindings: Σ_j ω^(j+1)·k_j − s = 0. The weights start at ω, not 1: the G-coordinate of P is
+  // fixed before ω is drawn, and s = p_G + Σ_j ω^(j+1)·v_j, so the binding is a polynomial in ω
+  // with constant term −p_G, which must vanish with the others (docs/proofs.md §4.4).
   if (!c.bindings.empty()) {
     const Fe omega = field::of(ch.omega);
-    Fe om = field::one();
+    Fe om = omega;
     for (const LinComb& b : c.bindings) {
       value = field::sub(value, add_terms(form, b, field::mul(w, om), publics));
       om = field::mul(om, omega);
@@ -447,10 +450,38 @@ bool statement_ok(const GeneratorSet& gens, const Circuit& c, std::span<const Sc
          commitments.size() == c.bindings.size() && c.generators_needed() <= gens.size();
 }
 
+// Test-only deviation (gopa/deviation.hpp): offsets added to P before it is absorbed. Along a
+// wire generator G_i or H the prover's opening follows the offset; along G the binding
+// coordinate s stays Σ_j ω^(j+1)·k_j(w), computed from the witness: the opening the binding check
+// accepts, which matches the combined commitment exactly when the offset cancels the gap
+// between the witness and the committed values (docs/proofs.md §4.4); along Q nothing follows.
+void apply_wire_offsets(const testing::Deviation& dev, const GeneratorSet& gens, Point& p,
+                        std::vector<SecretScalar>& x, SecretScalar& gamma) {
+  for (const testing::Offset& o : dev.wire_offsets) {
+    switch (o.along) {
+      case testing::Along::kG:
+        p += gens.G() * o.amount;
+        break;
+      case testing::Along::kH:
+        p += gens.H() * o.amount;
+        gamma += SecretScalar(o.amount);
+        break;
+      case testing::Along::kQ:
+        p += gens.Q() * o.amount;
+        break;
+      case testing::Along::kGi:
+        p += gens.Gi(o.index + 1)[o.index] * o.amount;
+        if (o.index < x.size()) x[o.index] += SecretScalar(o.amount);
+        break;
+    }
+  }
+}
+
+// P + Σ_j ω^(j+1)·V_j (weights from ω, as in circuit_form).
 PointExpr combined_commitment(const Point& p, std::span<const Point> commitments,
                               const Scalar& omega) {
   PointExpr e = PointExpr::of(p);
-  Scalar om = Scalar::one();
+  Scalar om = omega;
   for (const Point& v : commitments) {
     e.add(om, v);
     om *= omega;
@@ -470,12 +501,22 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   const std::size_t m = c.gates.size();
   const Layout lay{c.num_witness, m};
   const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  const testing::Deviation* dev = testing::deviation();
+  std::vector<Point> claimed;  // test-only deviation: commitments other than the witness opens
+  if (dev != nullptr && dev->on_statement) {
+    claimed.assign(commitments.begin(), commitments.end());
+    dev->on_statement(claimed);
+    commitments = claimed;
+  }
   bind_statement(t, gens, c, publics, commitments);
 
   std::vector<const SecretScalar*> wit;
   for (const SecretScalar& v : w) wit.push_back(&v);
   for (const SecretScalar& v : blinders) wit.push_back(&v);
-  auto prng = t.prover_rng(wit, rng);
+  auto prng_honest = t.prover_rng(wit, rng);
+  DeterministicRng reused(0x6e6f6e6365);  // test-only deviation: the same masks every time
+  Rng& prng = dev != nullptr && dev->reuse_nonces ? static_cast<Rng&>(reused)
+                                                  : static_cast<Rng&>(prng_honest);
 
   // f(0..m) = (random, a_1..a_m), g likewise; h = f·g on 0 and m+1..2m (AC20 §5).
   std::vector<SecretScalar> fv, gv;
@@ -501,6 +542,7 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   SecretScalar gamma = SecretScalar::random(prng);
   CircuitProof proof;
   proof.p = commit_wires(gens, c, x, gamma);
+  if (dev != nullptr) apply_wire_offsets(*dev, gens, proof.p, x, gamma);
   proof.p.cache_encoding();  // encoded again by the transcript, the serialiser and verifiers
 
   // Evaluation point and the two published evaluations f(c), g(c).
@@ -517,6 +559,7 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
     proof.fa = field::to_scalar(fa);  // published
     proof.gb = field::to_scalar(gb);
   }
+  if (dev != nullptr && dev->on_evaluations) dev->on_evaluations(proof.fa, proof.gb);
   t.append_scalar("f(c)", proof.fa);
   t.append_scalar("g(c)", proof.gb);
   ch.rho = t.challenge_scalar("rho");
@@ -526,10 +569,10 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   Fe value;
   circuit_form(c, publics, ch, proof.fa, proof.gb, form, value);
 
-  // Opening of P + Σ ω^j·V_j: (x, s = Σ ω^j·k_j(w), γ + Σ ω^j·r_j).
+  // Opening of P + Σ ω^(j+1)·V_j: (x, s = Σ ω^(j+1)·k_j(w), γ + Σ ω^(j+1)·r_j).
   if (basis.with_g) {
     SecretScalar s;
-    Scalar om = Scalar::one();
+    Scalar om = ch.omega;
     for (std::size_t j = 0; j < c.bindings.size(); ++j) {
       s += eval_secret(c.bindings[j], w, publics) * om;
       gamma += blinders[j] * om;

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "gopa/check.hpp"
+#include "gopa/deviation.hpp"
 #include "gopa/msm.hpp"
 #include "gopa/msm_ct.hpp"
 #include "compressed_impl.hpp"
@@ -121,7 +122,11 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
   std::vector<const SecretScalar*> wit;
   for (const auto& x : openings)
     for (const SecretScalar& v : x) wit.push_back(&v);
-  auto prng = t.prover_rng(wit, rng);
+  auto prng_honest = t.prover_rng(wit, rng);
+  const testing::Deviation* dev = testing::deviation();
+  DeterministicRng reused(0x6e6f6e6365);  // test-only deviation: the same mask every time
+  Rng& prng = dev != nullptr && dev->reuse_nonces ? static_cast<Rng&>(reused)
+                                                  : static_cast<Rng&>(prng_honest);
   std::vector<SecretScalar> r;
   r.reserve(n);
   Fe lr;  // L(r), secret (constant-time field arithmetic)
@@ -141,6 +146,7 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
     rows[n] = tab.q();
     r.push_back(field::to_secret(lr));
     proof.a = tab.basis->msm(r, rows);
+    if (dev != nullptr && dev->on_mask_commitment) dev->on_mask_commitment(proof.a);
     proof.a.cache_encoding();  // encoded again by the transcript, the serialiser and verifiers
     r.pop_back();
   }
@@ -241,6 +247,7 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
     }
   }
   for (const Fe& v : z) proof.final.push_back(field::to_scalar(v));
+  if (dev != nullptr && dev->on_responses) dev->on_responses(proof);
   return proof;
 }
 

@@ -23,7 +23,7 @@ bool well_formed(const LinearStatement& st) {
 // Binds the statement and derives the combined form L = Σ_j ρ^j·L_j (0 on H) and values.
 void bind_and_combine(Transcript& t, const GeneratorSet& gens, const LinearStatement& st,
                       std::vector<Scalar>& form, std::vector<Scalar>& values) {
-  t.domain_separator("gopa/sigma/linear v1");
+  t.domain_separator("gopa/sigma/linear v2");
   t.append_message("generators", gens.id());
   t.append_u64("n", st.n);
   t.append_u64("commitments", st.commitments.size());

@@ -13,7 +13,7 @@
 namespace gopa::sigma {
 
 namespace {
-constexpr std::string_view kDomain = "gopa/sigma/range v1";
+constexpr std::string_view kDomain = "gopa/sigma/range v2";
 
 void bind_range(Transcript& t, unsigned bits, std::size_t d) {
   t.domain_separator(kDomain);

@@ -1,6 +1,8 @@
-// Golden proofs (STYLE.md practice 7): proofs produced by version 1 of the format, frozen in
+// Golden proofs (STYLE.md practice 7): proofs produced by version 2 of the format, frozen in
 // tests/sigma/golden/, must keep verifying. Regenerate only on a deliberate format change with
 //   test_sigma "[.golden-write]"
+// Proofs of version 1 (tests/sigma/golden/v1/: circuit and range proofs whose first binding
+// could be forged, docs/proofs.md §4.4) must never verify again, not even relabelled.
 #include <catch2/catch.hpp>
 
 #include <fstream>
@@ -48,7 +50,7 @@ void golden_circuit(CircuitBuilder& b) {
 
 }  // namespace
 
-TEST_CASE("golden proofs of format v1 keep verifying", "[sigma][golden]") {
+TEST_CASE("golden proofs of format v2 keep verifying", "[sigma][golden]") {
   for (const char* name : {"range_64x1.json", "range_16x3.json"}) {
     INFO(name);
     const json j = json::parse(gopa::test::read_file(golden_path(name)));
@@ -164,5 +166,48 @@ TEST_CASE("write golden proofs (manual)", "[.golden-write]") {
     Transcript t(kLabel);
     j["proof"] = to_hex(prove_linear(t, *gens, st, xs, gam, rng).encode());
     write("linear_4x2.json", j);
+  }
+}
+
+TEST_CASE("proofs of format v1 are refused, also with their version byte rewritten", "[sigma][golden]") {
+  auto relabel = [](std::vector<std::uint8_t> b) {
+    REQUIRE(b.size() > 2);
+    CHECK(b[0] == 0x01);
+    b[0] = kProofVersion;
+    return b;
+  };
+  for (const char* name : {"v1/range_64x1.json", "v1/range_16x3.json"}) {
+    INFO(name);
+    const json j = json::parse(gopa::test::read_file(golden_path(name)));
+    RangeStatement st;
+    st.bits = j.at("bits").get<unsigned>();
+    for (const auto& c : j.at("commitments")) st.commitments.push_back(point_hex(c.get<std::string>()));
+    auto gens = GeneratorSet::get(j.at("generators").get<std::string>(),
+                                  range_generators(st.bits, st.commitments.size()));
+    const auto bytes = unhex(j.at("proof").get<std::string>());
+    CHECK_FALSE(RangeProof::decode(bytes));
+    auto proof = RangeProof::decode(relabel(bytes));
+    REQUIRE(proof);
+    Transcript t(kLabel);
+    CHECK_FALSE(verify_range(t, *gens, st, *proof).ok());
+  }
+  {
+    const json j = json::parse(gopa::test::read_file(golden_path("v1/circuit_small.json")));
+    CircuitBuilder vb(CircuitBuilder::kVerifier);
+    golden_circuit(vb);
+    auto gens = GeneratorSet::get(j.at("generators").get<std::string>(),
+                                  vb.circuit().generators_needed());
+    std::vector<Point> coms{point_hex(j.at("commitments").at(0).get<std::string>())};
+    const auto bytes = unhex(j.at("proof").get<std::string>());
+    CHECK_FALSE(CircuitProof::decode(bytes, vb.circuit()));
+    auto proof = CircuitProof::decode(relabel(bytes), vb.circuit());
+    REQUIRE(proof);
+    Transcript t(kLabel);
+    CHECK_FALSE(verify_circuit(t, *gens, vb.circuit(), vb.publics(), coms, *proof).ok());
+  }
+  {
+    const json j = json::parse(gopa::test::read_file(golden_path("v1/linear_4x2.json")));
+    const auto bytes = unhex(j.at("proof").get<std::string>());
+    CHECK_FALSE(LinearProof::decode(bytes, 4));
   }
 }

@@ -24,7 +24,7 @@
 namespace gopa::sigma {
 
 // Serialized proofs start with this byte (docs/proofs.md).
-inline constexpr std::uint8_t kProofVersion = 0x01;
+inline constexpr std::uint8_t kProofVersion = 0x02;  // 0x01: before the binding fix (docs/proofs.md §4.4)
 
 // Proof kinds (second byte of every serialized proof).
 enum class ProofKind : std::uint8_t {
