@@ -94,7 +94,7 @@ int run_run(const RunArgs& a) {
     for (const auto& c : a.cheats) {
       const auto colon = c.find(':');
       if (!gp::cheat_from_name(c.substr(0, colon))) {
-        throw UsageError("--cheat '" + c + "': KIND must be one of range, cancel, noise, output, signature, replay, missing");
+        throw UsageError("--cheat '" + c + "': KIND must be one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee");
       }
       total += 1;
     }
@@ -136,7 +136,7 @@ int run_run(const RunArgs& a) {
       count = static_cast<std::uint32_t>(std::stoul(n));
     }
     if (!kind || count == 0) {
-      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, cancel, noise, output, signature, replay, missing, committee");
+      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee");
     }
     if (*kind == gp::CheatKind::committee && p.noise != gp::NoiseMode::hidden) {
       throw UsageError("--cheat '" + c + "': committee cheats need --noise hidden");
@@ -149,7 +149,10 @@ int run_run(const RunArgs& a) {
   for (const auto& row : real) {
     std::vector<std::uint64_t> fx;
     for (std::uint32_t j = 0; j < a.dim; ++j) {
-      fx.push_back(static_cast<std::uint64_t>(p.to_fixed(row[j])));
+      const auto x = p.fixed_input(row[j]);
+      if (!x) throw UsageError("input of party " + std::to_string(cfg.inputs.size()) + ", coordinate " + std::to_string(j) +
+                               ": " + std::to_string(row[j]) + " is outside the domain [0, --input-max]");
+      fx.push_back(*x);
       mean[j] += row[j] / a.parties;
     }
     cfg.inputs.push_back(std::move(fx));
@@ -202,6 +205,9 @@ int run_run(const RunArgs& a) {
     j["neighbors"] = p.neighbors;
     j["sigma_eta"] = p.sigma_eta;
     j["sigma_delta"] = p.sigma_delta;
+    j["input_max"] = p.input_max_real();
+    j["input_max_fixed"] = p.input_max;
+    j["frac_bits"] = p.frac_bits;
     j["sampler"] = gp::sampler_name(p.sampler);
     j["sampler_precision"] = p.sampler_precision;
     j["privacy"] = privacy;
@@ -240,6 +246,8 @@ int run_run(const RunArgs& a) {
       std::printf("parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  noise: %s, %u fractional bits, proven\n", a.parties, a.dim,
                   p.neighbors, p.sigma_eta, p.sigma_delta, gp::sampler_name(p.sampler), p.sampler_precision);
     }
+    std::printf("input domain: [0, %.10g] per coordinate (M = %llu / 2^%u, proven for every party)\n", p.input_max_real(),
+                static_cast<unsigned long long>(p.input_max), p.frac_bits);
     std::printf("privacy: %s\n", privacy.c_str());
     if (!r.withheld.empty()) std::printf("result withheld: %s\n", r.withheld.c_str());
     for (std::uint32_t j = 0; j < a.dim && j < 8 && j < r.estimate.size(); ++j) {
@@ -343,8 +351,9 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   add_session_options(run, *a);
   run->add_option("--inputs", a->inputs, "CSV file: one row per party, --dim numbers in [0, --input-max]; default: simulated uniform inputs");
   run->add_option("--cheat", a->cheats,
-                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, cancel, noise, output, signature, replay, "
-                  "missing, or committee (with --noise hidden: a committee member deviates inside the hidden-sample protocol)")
+                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, forge (an input below 0 behind a domain "
+                  "proof forged along G), seed (a noise seed changed after the public randomness, proof forged along G), "
+                  "cancel, noise, output, signature, replay, missing, or committee (with --noise hidden: a committee member deviates inside the hidden-sample protocol)")
       ->expected(1)
       ->take_all();
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");

@@ -40,6 +40,11 @@ gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
   gp::SessionParams p = gp::SessionParams::defaults(a.parties, a.dim);
   p.input_bits = 32;
   p.frac_bits = 16;
+  // M in fixed point, rounded down: the proven domain [0, M] never exceeds the one asked for,
+  // so the sensitivity the plan assumes (--input-max) bounds the real one.
+  const auto m = p.fixed_input_max(a.input_max);
+  if (!m) throw UsageError("--input-max: must be at least 2^-16 and below 65536");
+  p.input_max = *m;
   p.round_timeout_ms = a.round_timeout_ms;
   const auto kind = gp::sampler_from_name(a.sampler);
   if (!kind) throw UsageError("--sampler '" + a.sampler + "': must be one of box-muller, polar, inverse-cdf, clt");

@@ -22,6 +22,7 @@
 #include "gopa/protocol/messages.hpp"
 #include "gopa/protocol/noise.hpp"
 #include "gopa/protocol/output.hpp"
+#include "gopa/deviation.hpp"
 #include "gopa/sigma/range.hpp"
 #include "gopa/transcript.hpp"
 
@@ -64,8 +65,20 @@ Transcript party_transcript(const Bytes32& sid, std::uint32_t index, std::string
   return t;
 }
 
+// The input-domain proof is one range proof over 2d values: x_j and M − x_j, each in
+// [0, 2^input_bits), which with M < 2^input_bits and 2^(input_bits+1) < ℓ means x_j ∈ [0, M].
 std::shared_ptr<const GeneratorSet> range_gens(const SessionParams& p) {
-  return GeneratorSet::get("gopa", sigma::range_generators(p.input_bits, p.dim));
+  return GeneratorSet::get("gopa", sigma::range_generators(p.input_bits, 2 * std::size_t{p.dim}));
+}
+
+// The statement of a party's input-domain proof: its d input commitments C_j, then the d
+// commitments M·G − C_j to M − x_j (computed by every reader, never sent).
+std::vector<Point> input_domain_statement(const SessionParams& p, std::span<const Point> inputs,
+                                          const GeneratorSet& gens) {
+  std::vector<Point> out(inputs.begin(), inputs.end());
+  const Point mg = gens.G() * Scalar::from_u64(p.input_max);
+  for (const Point& c : inputs) out.push_back(mg - c);
+  return out;
 }
 
 // Joint public randomness: SHA-256 over the revealed shares in party order.
@@ -505,9 +518,33 @@ class Party {
       input_blind_.push_back(SecretScalar::random(rng_));
       honest_commitments.push_back(commit(values.back(), input_blind_.back(), *gens));
     }
-    Transcript t = party_transcript(sid, index_, "input range");
-    auto proof = sigma::prove_range(t, *gens, p.input_bits, honest_commitments, values, input_blind_, rng_);
-    GOPA_CHECK(proof.has_value(), "simulated inputs are in range");
+    Transcript t = party_transcript(sid, index_, "input domain");
+    // Witness of the domain proof: x_j and M − x_j, blinders r_j and −r_j.
+    std::vector<SecretScalar> dvalues, dblind;
+    for (std::uint32_t j = 0; j < p.dim; ++j) dvalues.push_back(values[j].clone());
+    for (std::uint32_t j = 0; j < p.dim; ++j) dvalues.push_back(SecretScalar(Scalar::from_u64(p.input_max)) - values[j]);
+    for (std::uint32_t j = 0; j < p.dim; ++j) dblind.push_back(input_blind_[j].clone());
+    for (std::uint32_t j = 0; j < p.dim; ++j) dblind.push_back(-input_blind_[j]);
+    std::optional<sigma::RangeProof> proof;
+    if (cheat == CheatKind::forge) {
+      // Commits to x_0 − K (below 0: the average moves down by K/n), and forges the domain proof
+      // with the binding attack along G: the witness decomposes x_0 for the first value (and
+      // M − x_0 + K, in range, for its upper-end twin), and P carries δ·G with
+      // δ = x_0 − (x_0 − K) = K, fixed before the binding challenge (docs/proofs.md §4.4).
+      const Scalar k = Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1));
+      input_shift_ = -k;
+      honest_commitments[0] += gens->G() * input_shift_;
+      dvalues[p.dim] += SecretScalar(k);  // M − (x_0 − K) = M − x_0 + K < 2^b: a true opening
+      testing::Deviation dev;
+      dev.wire_offsets.push_back({testing::Along::kG, 0, k});
+      testing::ScopedDeviation scope(dev);
+      proof = sigma::prove_range(t, *gens, p.input_bits, input_domain_statement(p, honest_commitments, *gens),
+                                 dvalues, dblind, rng_);
+    } else {
+      proof = sigma::prove_range(t, *gens, p.input_bits, input_domain_statement(p, honest_commitments, *gens),
+                                 dvalues, dblind, rng_);
+    }
+    GOPA_CHECK(proof.has_value(), "inputs are in the domain [0, M]");
     m.range_proof = proof->encode();
     m.inputs = honest_commitments;
     if (cheat == CheatKind::range) {
@@ -556,13 +593,33 @@ class Party {
     const auto ys = noise_public_parts(p, public_randomness, index_);
     std::vector<std::int64_t> samples;
     std::vector<SecretScalar> blinders;
-    auto noise = circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, rng_);
+    std::optional<circuits::GaussianProof> forged;
+    if (cheat == CheatKind::seed) {
+      // Changes its first seed after the public randomness is known (keeping its commitment),
+      // and forges the noise proof with the binding attack along G (docs/proofs.md §4.4).
+      std::vector<circuits::PrivateSeed> chosen;
+      const std::uint64_t x0 = noise_seeds_[0].value();
+      const std::uint64_t x1 = x0 ^ (std::uint64_t{1} << (sp.m - 1));
+      chosen.emplace_back(x1, noise_seeds_[0].blinder().clone(), sp.m);
+      for (std::size_t i = 1; i < noise_seeds_.size(); ++i) {
+        chosen.emplace_back(noise_seeds_[i].value(), noise_seeds_[i].blinder().clone(), sp.m);
+      }
+      const Point committed0 = noise_seeds_[0].commitment();
+      testing::Deviation dev;
+      dev.on_statement = [&committed0](std::vector<Point>& coms) { coms[0] = committed0; };
+      dev.wire_offsets.push_back({testing::Along::kG, 0,
+                                  Scalar::from_u64(x1) - Scalar::from_u64(x0)});
+      testing::ScopedDeviation scope(dev);
+      forged = circuits::prove_gaussian(sp, p.dim, chosen, ys, samples, blinders, rng_);
+    }
+    auto noise = forged ? std::move(*forged) : circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, rng_);
     m.noise = std::move(noise.sample_commitments);
     m.noise_proof = noise.proof.encode();
     if (cheat == CheatKind::noise) {
       // Twice the sample, plus one ulp, committed in place of the sample (and X̂ kept consistent
-      // with that): only the noise proof can catch it.
-      samples[0] = 2 * samples[0] + 1;
+      // with that): only the noise proof can catch it. For η = −1, the one value 2η + 1 keeps,
+      // η + 1.
+      samples[0] = samples[0] == -1 ? 0 : 2 * samples[0] + 1;
       m.noise[0] = commit(SecretScalar(scalar_from_signed(samples[0])), blinders[0], *gens);
     }
     for (std::uint32_t j = 0; j < p.dim; ++j) {
@@ -790,20 +847,20 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
   for (std::size_t i = 0; i < group.size(); ++i) {
     const CommitMessage& m = v.commits.at(group[i]);
     auto proof = sigma::RangeProof::decode(m.range_proof);
-    if (!proof || proof->bits != p.input_bits || proof->d != p.dim) {
+    if (!proof || proof->bits != p.input_bits || proof->d != 2 * p.dim || m.inputs.size() != p.dim) {
       out[i].range = "range proof malformed";
       continue;
     }
     at.push_back(i);
-    transcripts.push_back(party_transcript(v.sid, group[i], "input range"));
-    statements.push_back(sigma::RangeStatement{p.input_bits, m.inputs});
+    transcripts.push_back(party_transcript(v.sid, group[i], "input domain"));
+    statements.push_back(sigma::RangeStatement{p.input_bits, input_domain_statement(p, m.inputs, *gens)});
     proofs.push_back(std::move(*proof));
   }
   if (!at.empty() && !sigma::batch_verify_range(transcripts, *gens, statements, proofs, rng)) {
     for (std::size_t k = 0; k < at.size(); ++k) {
-      Transcript t = party_transcript(v.sid, group[at[k]], "input range");
+      Transcript t = party_transcript(v.sid, group[at[k]], "input domain");
       auto r = sigma::verify_range(t, *gens, statements[k], proofs[k]);
-      if (!r) out[at[k]].range = std::string("input out of range (range proof rejected: ") + r.message + ")";
+      if (!r) out[at[k]].range = std::string("input outside the domain [0, M] (range proof rejected: ") + r.message + ")";
     }
   }
   // Noise proofs (private noise; hidden noise is checked against the committee's log in judge()).
@@ -979,8 +1036,10 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judge
       ++range_fail;
     }
   }
-  out.checks.push_back({"input range proofs", range_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
-                        std::to_string(v.commits.size() - range_fail) + "/" + std::to_string(v.commits.size()) + " valid"});
+  out.checks.push_back({"input domain proofs", range_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
+                        std::to_string(v.commits.size() - range_fail) + "/" + std::to_string(v.commits.size()) +
+                            " valid (every coordinate in [0, " + std::to_string(p.input_max_real()) + "], M = " +
+                            std::to_string(p.input_max) + " in fixed point)"});
 
   // Cancellation: C_uv + C_vu = identity; a failing edge is settled by its revealed seed.
   std::size_t cancel_fail = 0, edges_checked = 0;
@@ -1181,6 +1240,8 @@ std::vector<double> estimate_of(const SessionParams& p, const std::vector<Scalar
 const char* cheat_name(CheatKind k) noexcept {
   switch (k) {
     case CheatKind::range: return "range";
+    case CheatKind::forge: return "forge";
+    case CheatKind::seed: return "seed";
     case CheatKind::noise: return "noise";
     case CheatKind::cancel: return "cancel";
     case CheatKind::output: return "output";
@@ -1193,7 +1254,7 @@ const char* cheat_name(CheatKind k) noexcept {
 }
 
 std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept {
-  for (auto k : {CheatKind::range, CheatKind::cancel, CheatKind::noise, CheatKind::output, CheatKind::signature, CheatKind::replay,
+  for (auto k : {CheatKind::range, CheatKind::forge, CheatKind::seed, CheatKind::cancel, CheatKind::noise, CheatKind::output, CheatKind::signature, CheatKind::replay,
                  CheatKind::missing, CheatKind::committee}) {
     if (name == cheat_name(k)) return k;
   }
@@ -1208,13 +1269,16 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   const SessionParams& p = cfg.params;
   if (auto why = p.validate()) return make_error(Errc::invalid_argument, *why);
   if (cfg.inputs.size() != p.parties) return make_error(Errc::invalid_argument, "one input row per party is needed");
-  const std::uint64_t limit = p.input_bits == 64 ? UINT64_MAX : (std::uint64_t{1} << p.input_bits) - 1;
   for (std::size_t u = 0; u < cfg.inputs.size(); ++u) {
     if (cfg.inputs[u].size() != p.dim) {
       return make_error(Errc::invalid_argument, "input row " + std::to_string(u) + " has the wrong dimension");
     }
-    for (auto x : cfg.inputs[u]) {
-      if (x > limit) return make_error(Errc::invalid_argument, "input of party " + std::to_string(u) + " is out of range");
+    for (std::size_t j = 0; j < p.dim; ++j) {
+      if (cfg.inputs[u][j] > p.input_max) {
+        return make_error(Errc::invalid_argument, "input of party " + std::to_string(u) + ", coordinate " + std::to_string(j) +
+                                                      ": " + std::to_string(cfg.inputs[u][j]) + " is above the domain's M = " +
+                                                      std::to_string(p.input_max) + " (fixed point)");
+      }
     }
   }
   std::uint64_t deviating = cfg.dropouts;
@@ -1227,7 +1291,10 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     if (c->second + 2 > p.committee) {
       return make_error(Errc::invalid_argument, "committee cheats must leave at least two committee members");
     }
+  }  if (auto c = cfg.cheats.find(CheatKind::seed); c != cfg.cheats.end() && c->second > 0 && p.noise != NoiseMode::private_samples) {
+    return make_error(Errc::invalid_argument, "seed cheats change a private noise seed: they need private noise");
   }
+
   RunReport report;
   const Bytes32 sid = p.session_id();
   report.session_id = sid;
@@ -1583,14 +1650,16 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     return make_error(Errc::invalid_argument, "the session has dim " + std::to_string(p.dim) + " but the input has " +
                                                   std::to_string(o.input.size()) + " values");
   }
+  // Refused before anything is posted: the session proves every coordinate in [0, M].
   std::vector<std::uint64_t> input;
-  const double top = std::ldexp(1.0, p.input_bits - p.frac_bits);
-  for (double x : o.input) {
-    if (!(x >= 0 && x < top)) {
-      return make_error(Errc::invalid_argument, "input value " + std::to_string(x) + " is outside [0, " +
-                                                    std::to_string(top) + ") for this session");
+  for (std::size_t j = 0; j < o.input.size(); ++j) {
+    const auto fx = p.fixed_input(o.input[j]);
+    if (!fx) {
+      return make_error(Errc::invalid_argument, "input coordinate " + std::to_string(j) + " = " + std::to_string(o.input[j]) +
+                                                    " is outside this session's input domain [0, " +
+                                                    std::to_string(p.input_max_real()) + "]");
     }
-    input.push_back(static_cast<std::uint64_t>(p.to_fixed(x)));
+    input.push_back(*fx);
   }
   Key32 rng_seed{};
   SystemRng().fill(rng_seed);

@@ -13,7 +13,7 @@ namespace gopa::protocol {
 
 namespace {
 
-constexpr std::size_t kEncodedSize = 1 + 4 + 4 + 1 + 1 + 1 + 4 + 8 + 8 + 1 + 1 + 1 + 1 + 2 + 4 + 16;  // 58
+constexpr std::size_t kEncodedSize = 1 + 4 + 4 + 1 + 1 + 8 + 1 + 4 + 8 + 8 + 1 + 1 + 1 + 1 + 2 + 4 + 16;  // 66
 static_assert(kEncodedSize == SessionParams::kEncodedBytes);
 constexpr std::string_view kSessionIdDomain = "gopa/session/v1";
 
@@ -102,6 +102,9 @@ std::optional<std::string> SessionParams::validate() const {
     return "input_bits: must be 8, 16, 32 or 64 (got " + std::to_string(input_bits) + ")";
   }
   if (frac_bits > 40) return "frac_bits: at most 40 (got " + std::to_string(frac_bits) + ")";
+  if (input_max < 1 || (input_bits < 64 && input_max >= (std::uint64_t{1} << input_bits))) {
+    return "input_max: M must be in 1..2^input_bits − 1 in fixed point (got " + std::to_string(input_max) + ")";
+  }
   if (noise_bits < 8 || noise_bits > 62) return "noise_bits: must be in 8..62";
   if (neighbors < 1 || neighbors >= parties) {
     return "neighbors: k must be in 1..n−1 (got k=" + std::to_string(neighbors) +
@@ -157,6 +160,7 @@ std::vector<std::uint8_t> SessionParams::encode() const {
   put_u32(out, dim);
   out.push_back(frac_bits);
   out.push_back(input_bits);
+  put_u64(out, input_max);
   out.push_back(noise_bits);
   put_u32(out, neighbors);
   put_u64(out, std::bit_cast<std::uint64_t>(sigma_eta));
@@ -190,6 +194,7 @@ std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t>
   p.dim = r.u32();
   p.frac_bits = r.u8();
   p.input_bits = r.u8();
+  p.input_max = r.u64();
   p.noise_bits = r.u8();
   p.neighbors = r.u32();
   p.sigma_eta = std::bit_cast<double>(r.u64());
@@ -243,6 +248,25 @@ std::int64_t SessionParams::to_fixed(double v) const {
 
 double SessionParams::from_fixed(std::int64_t v) const {
   return std::ldexp(static_cast<double>(v), -static_cast<int>(frac_bits));
+}
+
+std::optional<std::uint64_t> SessionParams::fixed_input_max(double m) const {
+  const double scaled = std::floor(std::ldexp(m, frac_bits));
+  if (!std::isfinite(scaled) || scaled < 1 || scaled >= std::ldexp(1.0, std::min(input_bits, std::uint8_t{63}))) {
+    return std::nullopt;
+  }
+  return static_cast<std::uint64_t>(scaled);
+}
+
+std::optional<std::uint64_t> SessionParams::fixed_input(double x) const {
+  // Accepted: 0 ≤ x·2^f < M + 1, i.e. x ≤ M / 2^f up to less than one unit of the grid (an
+  // upper end that is not on the grid, such as 0.1, was rounded down to M); the integer is then
+  // clamped to M, so the proven domain is never left.
+  const double scaled = std::ldexp(x, frac_bits);
+  if (!(scaled >= 0) || !(scaled < static_cast<double>(input_max) + 1.0)) return std::nullopt;
+  const double r = std::nearbyint(scaled);
+  if (r >= static_cast<double>(input_max)) return input_max;
+  return static_cast<std::uint64_t>(r);
 }
 
 Scalar scalar_from_signed(std::int64_t v) noexcept { return Scalar::from_i64(v); }

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "gopa/bulletin/board.hpp"
+#include "gopa/bulletin/entry.hpp"
 #include "gopa/protocol/run.hpp"
 
 using namespace gopa;
@@ -20,6 +21,7 @@ RunConfig config(std::uint32_t n, std::uint32_t d, std::uint64_t seed) {
   cfg.params.sigma_delta = 50.0;
   cfg.params.input_bits = 32;
   cfg.params.frac_bits = 16;
+  cfg.params.input_max = std::uint64_t{100} << 16;  // the domain [0, 100]
   // The cheapest proven sampler keeps these tests fast (also under sanitizers); Box–Muller is
   // exercised by tests/circuits and by `gopa run`.
   cfg.params.sampler = SamplerKind::clt;
@@ -83,6 +85,14 @@ TEST_CASE("run_session refuses bad inputs with a message", "[protocol][run]") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message.find("party 2") != std::string::npos);
   cfg = config(4, 1, 6);
+  cfg.inputs[1][0] = cfg.params.input_max + 1;  // within 32 bits, one ulp above M
+  r = run_session(cfg, *board);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("party 1") != std::string::npos);
+  CHECK(r.error().message.find("above the domain") != std::string::npos);
+  cfg.inputs[1][0] = cfg.params.input_max;  // M itself is in the domain
+  CHECK(run_session(cfg, *board).ok());
+  cfg = config(4, 1, 6);
   cfg.inputs.pop_back();
   CHECK_FALSE(run_session(cfg, *board).ok());
 }
@@ -118,7 +128,8 @@ RunReport run_and_check(std::map<CheatKind, std::uint32_t> cheats, std::uint32_t
     INFO("party " << u << " deviated: " << kind);
     REQUIRE(r.excluded.count(u) == 1);
     const std::string& why = r.excluded.at(u);
-    if (kind == "range") CHECK(why.find("range") != std::string::npos);
+    if (kind == "range" || kind == "forge") CHECK(why.find("input outside the domain [0, M]") != std::string::npos);
+    if (kind == "seed") CHECK(why.find("noise not sampled from its committed seeds") != std::string::npos);
     if (kind == "noise") CHECK(why.find("noise not sampled from its committed seeds") != std::string::npos);
     if (kind == "cancel") CHECK(why.find("does not follow from the revealed edge seed") != std::string::npos);
     if (kind == "output" || kind == "replay") CHECK(why.find("output proof rejected") != std::string::npos);
@@ -150,8 +161,8 @@ RunReport run_and_check(std::map<CheatKind, std::uint32_t> cheats, std::uint32_t
 }  // namespace
 
 TEST_CASE("Every kind of cheating is caught and named, and nobody honest is blamed", "[protocol][run][cheat]") {
-  for (auto kind : {CheatKind::range, CheatKind::cancel, CheatKind::noise, CheatKind::output, CheatKind::signature,
-                    CheatKind::replay, CheatKind::missing}) {
+  for (auto kind : {CheatKind::range, CheatKind::forge, CheatKind::seed, CheatKind::cancel, CheatKind::noise,
+                    CheatKind::output, CheatKind::signature, CheatKind::replay, CheatKind::missing}) {
     DYNAMIC_SECTION("cheat " << cheat_name(kind)) { run_and_check({{kind, 2}}, 0, 20 + static_cast<std::uint64_t>(kind)); }
   }
 }
@@ -256,6 +267,61 @@ TEST_CASE("A roster longer than one board entry: the setup spans several entries
     INFO(c.name << ": " << c.detail);
     if (c.name.find("released result") != std::string::npos) CHECK(c.status == CheckStatus::pass);
   }
+}
+
+TEST_CASE("A party refuses an input outside the session's domain [0, M] before it posts anything",
+          "[protocol][run][domain]") {
+  // M = 1 (the coordinator's --input-max 1): inputs 0.5, 0.5 and 60000. The third party refuses
+  // at once and posts nothing; the others finish without it.
+  const std::uint32_t n = 3;
+  SessionParams p = config(n, 1, 8).params;
+  p.input_max = std::uint64_t{1} << 16;
+  p.neighbors = 1;
+  p.round_timeout_ms = 3'000;
+  std::vector<PartyKeys> keys(n);
+  std::vector<RosterEntry> roster;
+  for (std::uint32_t u = 0; u < n; ++u) {
+    keys[u].sign_seed[0] = static_cast<std::uint8_t>(u + 1);
+    keys[u].box_seed[0] = static_cast<std::uint8_t>(u + 1);
+    keys[u].box_seed[31] = 2;
+    roster.push_back(keys[u].public_entry());
+  }
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  CoordinatorOptions co;
+  co.params = p;
+  co.roster = roster;
+  co.sign_seed[0] = 0xc1;
+  co.poll_ms = 10;
+  std::optional<bulletin::Result<RunReport>> coordinated;
+  std::vector<std::optional<bulletin::Result<PartyOutcome>>> outcomes(n);
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { coordinated = run_coordinator(co, *board); });
+  for (std::uint32_t u = 0; u < n; ++u) {
+    threads.emplace_back([&, u] {
+      PartyOptions po;
+      po.index = u;
+      po.keys = keys[u];
+      po.input = {u == 2 ? 60000.0 : 0.5};
+      po.poll_ms = 10;
+      outcomes[u] = run_party(po, *board);
+    });
+  }
+  for (auto& t : threads) t.join();
+  REQUIRE(outcomes[2].has_value());
+  REQUIRE_FALSE(outcomes[2]->ok());
+  CHECK(outcomes[2]->error().message.find("outside this session's input domain [0, 1") != std::string::npos);
+  // Nothing on the board is signed by party 2.
+  const auto entries = board->read(0, board->size());
+  REQUIRE(entries.ok());
+  for (const auto& bytes : entries.value()) {
+    const auto e = bulletin::decode_entry(bytes);
+    REQUIRE(e.ok());
+    CHECK_FALSE(e.value().sender == roster[2].sign_key);
+  }
+  REQUIRE(coordinated.has_value());
+  REQUIRE(coordinated->ok());
+  CHECK(coordinated->value().counted == std::vector<std::uint32_t>{0, 1});
+  CHECK(coordinated->value().excluded.count(2) == 1);
 }
 
 TEST_CASE("An incomplete or tampered roster is no session", "[protocol][run][roster]") {

@@ -92,19 +92,68 @@ TEST_CASE("Session parameters with hidden noise round-trip and get their own id"
   h.paillier_bits = 2048;
   const auto enc = h.encode();
   REQUIRE(enc.size() == SessionParams::kEncodedBytes);
-  CHECK(enc[34] == 2);
-  CHECK(enc[35] == 5);
-  CHECK(enc[36] == 0x08);
-  CHECK(enc[37] == 0x00);
+  // Noise mode, committee and paillier_bits follow the 8-byte input_max (session version 3).
+  CHECK(enc[42] == 2);
+  CHECK(enc[43] == 5);
+  CHECK(enc[44] == 0x08);
+  CHECK(enc[45] == 0x00);
   auto back = SessionParams::decode(enc);
   REQUIRE(back.has_value());
   CHECK(*back == h);
   CHECK(h.session_id() != p.session_id());
   auto bad = enc;
-  bad[34] = 3;
+  bad[42] = 3;
   std::string why;
   CHECK_FALSE(SessionParams::decode(bad, &why).has_value());
   CHECK(why.find("noise mode") != std::string::npos);
+}
+
+TEST_CASE("The input domain's M is part of the session: encoded, validated, refused outside [1, 2^b)",
+          "[protocol][session]") {
+  SessionParams p = params();
+  p.input_max = 12345;
+  const auto enc = p.encode();
+  // Version 3; M as a big-endian u64 right after input_bits (bytes 11..18).
+  CHECK(enc[0] == 3);
+  CHECK(enc[17] == 0x30);
+  CHECK(enc[18] == 0x39);
+  auto back = SessionParams::decode(enc);
+  REQUIRE(back.has_value());
+  CHECK(back->input_max == 12345);
+  SessionParams q = p;
+  q.input_max = 12346;
+  CHECK(q.session_id() != p.session_id());  // M is bound into the session id
+  std::string why;
+  for (std::uint64_t bad_m : {std::uint64_t{0}, std::uint64_t{1} << p.input_bits}) {
+    q.input_max = bad_m;
+    CHECK(q.validate().has_value());
+    auto bad = enc;
+    for (std::size_t i = 0; i < 8; ++i) bad[11 + i] = static_cast<std::uint8_t>(bad_m >> (56 - 8 * i));
+    CHECK_FALSE(SessionParams::decode(bad, &why).has_value());
+    CHECK(why.find("input_max") != std::string::npos);
+  }
+  // Real inputs: M = 1 at f = 16 is 65536; x ∈ [0, 1] maps into [0, 65536], anything else is refused.
+  SessionParams r = params();
+  r.frac_bits = 16;
+  r.input_max = *r.fixed_input_max(1.0);
+  CHECK(r.input_max == 65536);
+  CHECK(r.fixed_input(0.0) == std::optional<std::uint64_t>{0});
+  CHECK(r.fixed_input(1.0) == std::optional<std::uint64_t>{65536});
+  CHECK(r.fixed_input(0.5) == std::optional<std::uint64_t>{32768});
+  CHECK(r.fixed_input(1.0 + 0x1p-20) == std::optional<std::uint64_t>{65536});  // below one grid unit: clamped
+  CHECK_FALSE(r.fixed_input(1.0 + 0x1p-16).has_value());
+  CHECK_FALSE(r.fixed_input(60000.0).has_value());
+  CHECK_FALSE(r.fixed_input(-0x1p-30).has_value());
+  CHECK_FALSE(r.fixed_input(std::nan("")).has_value());
+  // M not on the grid: rounded down (6553/65536 < 0.1); the input 0.1 itself is accepted and
+  // clamped to M, 0.1 + 2^-16 is refused.
+  r.input_max = *r.fixed_input_max(0.1);
+  CHECK(r.input_max == 6553);
+  CHECK(r.fixed_input(r.input_max_real()) == std::optional<std::uint64_t>{6553});
+  CHECK(r.fixed_input(0.1) == std::optional<std::uint64_t>{6553});
+  CHECK_FALSE(r.fixed_input(0.1 + 0x1p-16).has_value());
+  CHECK_FALSE(r.fixed_input_max(0.0).has_value());
+  CHECK_FALSE(r.fixed_input_max(70000.0).has_value());
 }
 
 TEST_CASE("Signed fixed-point values round-trip through Z_ℓ", "[protocol][session]") {

@@ -43,7 +43,7 @@
 namespace gopa::protocol {
 
 // Ways a simulated party can deviate (gopa run --cheat KIND:COUNT), each caught by a check:
-// range: commits to an input ≥ 2^input_bits (range proof fails); cancel: shifts one pairwise
+// range: commits to an input above M (x + 2^input_bits; the domain proof fails); cancel: shifts one pairwise
 // term (cancellation fails, the seed reveal names it); noise: commits to 2η + 1 instead of the
 // sampled η and keeps X̂ consistent with it (the noise proof fails); output: publishes X̂ that does not
 // match its commitments (output proof fails); signature: signs its X̂ with a wrong key (the
@@ -53,7 +53,11 @@ namespace gopa::protocol {
 // protocol chosen from the seed (identifiable abort names it; the committee restarts without it).
 // With hidden noise, `noise` commits to its share plus one ulp (or, outside the committee, to one
 // ulp instead of nothing).
-enum class CheatKind { range, cancel, noise, output, signature, replay, missing, committee };
+// forge: commits to an input below 0 and forges the domain proof with the binding attack along
+// G (an offset on the wire commitment; the domain proof fails); seed: changes its first noise
+// seed after the public randomness and forges the noise proof the same way (the noise proof
+// fails). Both play a malicious prover through gopa/deviation.hpp.
+enum class CheatKind { range, forge, seed, cancel, noise, output, signature, replay, missing, committee };
 [[nodiscard]] const char* cheat_name(CheatKind k) noexcept;
 [[nodiscard]] std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept;
 

@@ -7,7 +7,7 @@
 //   Bytes32 sid = p.session_id();            // SHA-256("gopa/session/v1" ‖ encode())
 //
 // Fixed point (DESIGN.md §6): a real v is the integer round(v · 2^f); inputs are integers in
-// [0, 2^input_bits) (the caller maps its domain onto that range), noise terms are signed
+// [0, M] (input_max; the caller maps its domain onto that range), noise terms are signed
 // integers with |term| < 2^noise_bits. validate() checks that the sum over all parties of
 // input + every pairwise term + own noise stays below ℓ/2 in absolute value, so the average
 // decoded from Z_ℓ is exact.
@@ -41,8 +41,8 @@ enum class NoiseMode : std::uint8_t {
 [[nodiscard]] const char* noise_mode_name(NoiseMode m) noexcept;
 
 struct SessionParams {
-  static constexpr std::uint8_t kVersion = 2;
-  static constexpr std::size_t kEncodedBytes = 58;
+  static constexpr std::uint8_t kVersion = 3;  // 3: the input domain's upper end M
+  static constexpr std::size_t kEncodedBytes = 66;
   // The roster travels in chunks of 1,000 keys (messages.hpp), so n is bounded by the cost of a
   // session rather than by the size of a board entry; the result's bitmap takes ⌈n/8⌉ bytes.
   static constexpr std::uint32_t kMaxParties = 100'000;
@@ -50,7 +50,11 @@ struct SessionParams {
   std::uint32_t parties = 0;          // n ≥ 2
   std::uint32_t dim = 1;              // d ≥ 1 coordinates per input
   std::uint8_t frac_bits = 16;        // f: fixed-point fractional bits
-  std::uint8_t input_bits = 32;       // each coordinate in [0, 2^input_bits), one of 8/16/32/64
+  std::uint8_t input_bits = 32;       // bits of the range proofs of the input domain: 8/16/32/64
+  // M, the input domain's upper end in fixed point: every coordinate of every input lies in
+  // [0, M] (proven: x_j and M − x_j in [0, 2^input_bits)); 1 ≤ M < 2^input_bits. M / 2^f is
+  // the per-coordinate sensitivity the privacy guarantee is computed for.
+  std::uint64_t input_max = std::uint64_t{1} << 16;
   std::uint8_t noise_bits = 48;       // |Δ|, |η| < 2^noise_bits (fixed-point integers)
   std::uint32_t neighbors = 0;        // k of the k-out graph, 1 ≤ k < n
   double sigma_eta = 0.0;             // σ_η (real units, > 0)
@@ -83,6 +87,14 @@ struct SessionParams {
   // Fixed-point helpers.
   [[nodiscard]] std::int64_t to_fixed(double v) const;   // round(v · 2^f); aborts if |v·2^f| ≥ 2^62
   [[nodiscard]] double from_fixed(std::int64_t v) const;  // v / 2^f
+  // M in real units (M / 2^f), and M for a real upper end (⌊m · 2^f⌋: the proven domain is never
+  // larger than the one asked for); nullopt if m · 2^f is not in [1, 2^input_bits).
+  [[nodiscard]] double input_max_real() const { return from_fixed(static_cast<std::int64_t>(input_max)); }
+  [[nodiscard]] std::optional<std::uint64_t> fixed_input_max(double m) const;
+  // A real input coordinate as a fixed-point integer in [0, M]: x·2^f rounded, for
+  // 0 ≤ x·2^f < M + 1 (values above M by less than one grid unit, as when the upper end asked
+  // for was not on the grid, are clamped to M); nullopt otherwise.
+  [[nodiscard]] std::optional<std::uint64_t> fixed_input(double x) const;
   // The bound validate() enforces: n · (2^input_bits + (2k+1) · 2^noise_bits) < ℓ/2, where 2k
   // bounds a party's degree in expectation; the exact per-party degree is checked at run time.
   [[nodiscard]] bool sums_fit(std::uint32_t max_degree) const;
