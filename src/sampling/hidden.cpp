@@ -18,6 +18,7 @@
 #include "box_muller_shares.hpp"
 #include "engines.hpp"
 #include "gopa/check.hpp"
+#include "gopa/deviation.hpp"
 #include "gopa/msm.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/sampling.hpp"
@@ -1230,10 +1231,17 @@ class Committee {
             add_value(l, false, l);
           }
         }
-        // The cheater's proofs are made with in-range values that its commitments do not hold.
+        // The cheater's proofs are made with in-range values that its commitments do not hold,
+        // and the first one carries the binding forgery along G (δ = r1 − (r1 + 2^s), fixed
+        // before the binding challenge; docs/proofs.md §4.4), as a malicious prover would.
+        testing::Deviation forge;
+        if (cheat && !truncs.empty() && !truncs[0].first)
+          forge.wire_offsets.push_back({testing::Along::kG, 0, -scalar_of(p2(truncs[0].second))});
         for (std::size_t x = 0, first = 0; x < chunks.size(); first += chunks[x++]) {
           Transcript tp = mask_transcript(k, x);
           const std::size_t d = chunks[x];
+          std::optional<testing::ScopedDeviation> scope;
+          if (x == 0 && !forge.wire_offsets.empty()) scope.emplace(forge);
           auto proof = sigma::prove_range(tp, *gens, 32, std::span(coms).subspan(first, d),
                                           std::span(values).subspan(first, d),
                                           std::span(blinders).subspan(first, d), rng_);

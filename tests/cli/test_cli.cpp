@@ -142,6 +142,48 @@ TEST_CASE("gopa run --cheat/--dropouts: cheaters are named, exit code 1, audit a
   CHECK(gopa("run --parties 4 --cheat output:4 --sigma-eta 1 --sigma-delta 1 2>/dev/null", d.path).code == 3);
 }
 
+TEST_CASE("gopa run: forged domain and noise proofs are excluded and named; the audit fails them", "[cli][run][malicious]") {
+  // The demonstration of the binding forgery: a party that moved coordinate 0 of the average
+  // (an input far below 0 behind a range proof forged along G) and a party that changed its noise
+  // seed after the public randomness. Both are excluded by the run and by an unmodified audit.
+  TempDir d;
+  auto r = gopa("run --parties 8 --dim 2 --board f.db --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --cheat forge:1 "
+                "--cheat seed:1 --json",
+                d.path);
+  CHECK(r.code == 1);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.at("deviating").size() == 2);
+  for (const auto& [party, kind] : j.at("deviating").items()) {
+    REQUIRE(j.at("excluded").contains(party));
+    const std::string why = j.at("excluded").at(party).get<std::string>();
+    if (kind == "forge") CHECK(why.find("input outside the domain [0, M]") != std::string::npos);
+    if (kind == "seed") CHECK(why.find("noise not sampled from its committed seeds") != std::string::npos);
+  }
+  CHECK(j.at("input_max") == 1.0);
+  for (double e : j.at("estimate").get<std::vector<double>>()) CHECK(std::fabs(e - 0.5) < 0.5);
+  auto a = gopa("audit --board f.db --json", d.path);
+  CHECK(a.code == 1);
+  const auto ja = nlohmann::json::parse(a.out);
+  CHECK(ja.at("misbehaving").size() == 2);
+  for (const auto& [party, kind] : j.at("deviating").items()) CHECK(ja.at("misbehaving").contains(party));
+  int failed = 0;
+  for (const auto& c : ja.at("checks")) {
+    const std::string name = c.at("check").get<std::string>();
+    if (name == "input domain proofs" || name == "noise sampled from committed seeds") {
+      CHECK(c.at("status") == "FAIL");
+      ++failed;
+    }
+  }
+  CHECK(failed == 2);
+  // An input above --input-max in a CSV is refused before anything is written.
+  {
+    std::ofstream f(d.path / "big.csv");
+    f << "0.5\n0.5\n60000\n";
+  }
+  CHECK(gopa("run --parties 3 --inputs big.csv --input-max 1 --board big.db 2>/dev/null", d.path).code == 3);
+  CHECK_FALSE(fs::exists(d.path / "big.db"));
+}
+
 TEST_CASE("gopa prove range / gopa verify: valid, tampered and malformed files", "[cli][sigma]") {
   TempDir d;
   auto p = gopa("prove range --bits 16 --values 5,65535,0 --out r.json", d.path);

@@ -34,6 +34,7 @@ void check_accuracy(int runs) {
   for (int r = 0; r < runs; ++r) {
     RunConfig cfg;
     cfg.params = SessionParams::defaults(n, 1);
+    cfg.params.input_max = std::uint64_t{100} << 16;  // the domain [0, 100]
     cfg.params.neighbors = 2;
     cfg.params.sigma_eta = sigma_eta;
     cfg.params.sigma_delta = sigma_delta;

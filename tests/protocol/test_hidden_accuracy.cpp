@@ -38,6 +38,7 @@ Spread measure(NoiseMode mode, double sigma, int runs) {
   for (int r = 0; r < runs; ++r) {
     RunConfig cfg;
     cfg.params = SessionParams::defaults(n, d);
+    cfg.params.input_max = std::uint64_t{50} << 16;  // the domain [0, 50]
     cfg.params.neighbors = 3;
     cfg.params.sigma_eta = sigma;
     cfg.params.sigma_delta = 40.0;

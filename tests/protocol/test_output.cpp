@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "gopa/deviation.hpp"
 #include "gopa/protocol/output.hpp"
 
 using namespace gopa;
@@ -93,4 +94,41 @@ TEST_CASE("Output proof: tamper matrix on the encoding", "[protocol][output]") {
   OutputProof spliced{o.a, OutputProof::decode(bytes)->z};
   CHECK_FALSE(f.verify(spliced));
   CHECK_FALSE(f.verify(o));
+}
+
+TEST_CASE("Output proof: a malicious prover of a false X̂ fails under every deviation", "[protocol][output][malicious]") {
+  // X̂_0 published one unit above what the commitments hold. The weights c_j are public before
+  // the nonce commitment A, so the adversary may shift A by any multiple of G, H, Q (c_0 among
+  // them), replace z after e, or reuse its nonce: every one fails.
+  Fixture f(3, 17);
+  f.xhat[0] += Scalar::one();
+  auto prove_with = [&](const gopa::testing::Deviation& dev) {
+    gopa::testing::ScopedDeviation scope(dev);
+    return f.prove(5);
+  };
+  REQUIRE_FALSE(f.verify(f.prove()));
+  for (const Point* gen : {&f.gens->G(), &f.gens->H(), &f.gens->Q()}) {
+    for (const Scalar& amount : {Scalar::one(), -Scalar::one(), Scalar::from_u64(12345)}) {
+      gopa::testing::Deviation dev;
+      dev.on_output_nonce = [gen, amount](Point& a) { a += *gen * amount; };
+      CHECK_FALSE(f.verify(prove_with(dev)));
+    }
+  }
+  gopa::testing::Deviation resp;
+  resp.on_output_response = [](Scalar& z) { z += Scalar::one(); };
+  CHECK_FALSE(f.verify(prove_with(resp)));
+  gopa::testing::Deviation reuse;
+  reuse.reuse_nonces = true;
+  CHECK_FALSE(f.verify(prove_with(reuse)));
+  // The hooks are live: with the true X̂ a reused nonce still verifies, and a replaced response
+  // does not.
+  Fixture g(3, 17);
+  {
+    gopa::testing::ScopedDeviation scope(reuse);
+    CHECK(g.verify(g.prove(5)));
+  }
+  {
+    gopa::testing::ScopedDeviation scope(resp);
+    CHECK_FALSE(g.verify(g.prove(5)));
+  }
 }

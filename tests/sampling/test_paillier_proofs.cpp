@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "gopa/pedersen.hpp"
+#include "gopa/deviation.hpp"
 #include "gopa/sampling/paillier_proofs.hpp"
 
 using namespace gopa;
@@ -125,4 +126,47 @@ TEST_CASE("paillier proof: bad witnesses", "[sampling][paillier][proof]") {
     const EncProof pr = detail::prove_enc_unchecked(tp, st, x, f.alpha, f.r, *f.gens, f.rng);
     CHECK(f.verify(st, pr) == EncCheck::kRange);
   }
+}
+
+TEST_CASE("paillier proof: a malicious prover of a false statement fails under every deviation",
+          "[sampling][paillier][proof][malicious]") {
+  // C encrypts x + 1 while A commits to x. The adversary shifts T_A along G or H before it is
+  // absorbed, replaces the responses after e, or reuses its nonces: each is rejected alone and
+  // in a batch of commitment equations.
+  Fixture f;
+  const BigInt x = BigInt::from_scalar(f.a.declassify() + Scalar::one());
+  const EncStatement st = f.statement(x);
+  auto run = [&](const gopa::testing::Deviation& dev) {
+    EncProof pr;
+    {
+      gopa::testing::ScopedDeviation scope(dev);
+      Transcript tp = Fixture::transcript(st);
+      pr = detail::prove_enc_unchecked(tp, st, x, f.alpha, f.r, *f.gens, f.rng);
+    }
+    const EncCheck alone = f.verify(st, pr);
+    CommitmentBatch batch;
+    Transcript tv = Fixture::transcript(st);
+    const EncCheck batched = verify_enc(tv, st, pr, *f.gens, &batch, f.rng);
+    return alone != EncCheck::kOk && (batched != EncCheck::kOk || !batch.holds(*f.gens));
+  };
+  CHECK(run(gopa::testing::Deviation{}));
+  for (const Point* gen : {&f.gens->G(), &f.gens->H(), &f.gens->Q()}) {
+    for (const Scalar& amount : {Scalar::one(), -Scalar::one(), Scalar::from_u64(977)}) {
+      gopa::testing::Deviation dev;
+      dev.on_enc_commitment = [gen, amount](Point& ta) { ta += *gen * amount; };
+      CHECK(run(dev));
+    }
+  }
+  for (int which = 0; which < 3; ++which) {
+    gopa::testing::Deviation dev;
+    dev.on_enc_responses = [which](EncProof& p) {
+      if (which == 0) mpz_sub_ui(p.z.get(), p.z.get(), 1);
+      if (which == 1) p.zr += Scalar::one();
+      if (which == 2) mpz_add_ui(p.nu.get(), p.nu.get(), 1);
+    };
+    CHECK(run(dev));
+  }
+  gopa::testing::Deviation reuse;
+  reuse.reuse_nonces = true;
+  CHECK(run(reuse));
 }
