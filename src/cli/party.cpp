@@ -173,6 +173,8 @@ int run_coordinate(const CoordinateArgs& a) {
     j["counted"] = rep.counted.size();
     j["excluded"] = json::object();
     for (const auto& [u, why] : rep.excluded) j["excluded"][std::to_string(u)] = why;
+    j["named"] = json::object();  // misbehaved without being excluded for it
+    for (const auto& [u, why] : rep.named) j["named"][std::to_string(u)] = why;
     j["proof_bytes_per_party"] = rep.proof_bytes_per_party;
     for (const auto& ph : rep.phases) j["seconds"][ph.name] = ph.seconds;
     std::cout << j.dump(2) << "\n";

@@ -223,6 +223,8 @@ int run_run(const RunArgs& a) {
     j["counted"] = r.counted.size();
     j["excluded"] = json::object();
     for (const auto& [u, why] : r.excluded) j["excluded"][std::to_string(u)] = why;
+    j["named"] = json::object();  // misbehaved without being excluded for it
+    for (const auto& [u, why] : r.named) j["named"][std::to_string(u)] = why;
     j["deviating"] = json::object();
     for (const auto& [u, kind] : r.deviating) j["deviating"][std::to_string(u)] = kind;
     j["proof_bytes_per_party"] = r.proof_bytes_per_party;

@@ -43,6 +43,20 @@ constexpr std::string_view kPartyTranscript = "gopa/party v1";
 constexpr std::uint32_t kRoundSetup = 1, kRoundSeedCommit = 2, kRoundSeedReveal = 3, kRoundEdgeSeed = 4,
                         kRoundBoxComplaint = 5, kRoundCommit = 6, kRoundCancelComplaint = 7, kRoundMasked = 8,
                         kRoundRecovery = 9, kRoundResult = 10, kRoundCommittee = 11;
+// Recovery in waves (docs/protocol.md § Recovery): wave 0 is round 9; wave i ≥ 1 is round 11 + i
+// (12, 13, …). A counted party that did not reveal a seed it owed in a closed wave is excluded,
+// and its counted neighbours reveal theirs with it in the next wave.
+constexpr std::uint32_t kRoundRecoveryWave1 = 12, kMaxRecoveryWaves = 32;
+constexpr std::uint32_t recovery_round(std::uint32_t wave) {
+  return wave == 0 ? kRoundRecovery : kRoundRecoveryWave1 + wave - 1;
+}
+constexpr bool is_recovery_round(std::uint32_t r) {
+  return r == kRoundRecovery || (r >= kRoundRecoveryWave1 && r < kRoundRecoveryWave1 + kMaxRecoveryWaves - 1);
+}
+// Rounds a party marks finished (and the coordinator closes).
+constexpr bool is_party_round(std::uint32_t r) {
+  return (r >= kRoundSeedCommit && r <= kRoundRecovery) || r == kRoundCommittee || is_recovery_round(r);
+}
 
 Key32 derive_key(std::uint64_t seed, std::string_view label, std::uint32_t index) {
   crypto_generichash_state st;
@@ -156,7 +170,12 @@ struct View {
   std::map<std::uint32_t, SeedCommitMessage> seed_commits;
   std::map<std::uint32_t, SeedRevealMessage> reveals;
   std::map<std::pair<std::uint32_t, std::uint32_t>, EdgeSeedMessage> edge_seeds;
-  std::vector<std::pair<std::uint32_t, ComplaintMessage>> complaints;  // (sender, complaint)
+  struct Complaint {
+    std::uint32_t sender = 0;
+    ComplaintMessage message;
+    std::uint32_t round = 0;  // 5 (bad box), 7 (cancellation) or a recovery round (seed reveals)
+  };
+  std::vector<Complaint> complaints;
   std::map<std::uint32_t, CommitMessage> commits;
   std::map<std::uint32_t, MaskedMessage> masked;
   // Hidden noise: the committee's log per (call, attempt), in board order, and opened shares.
@@ -170,7 +189,10 @@ struct View {
   std::map<std::uint32_t, std::set<std::uint32_t>> done;  // round → parties that marked it finished
   std::set<std::uint32_t> closed;                  // rounds the coordinator closed
   std::size_t late = 0;                            // entries of closed rounds (ignored)
-  std::map<std::uint32_t, std::string> malformed;  // party → first malformed message
+  std::map<std::uint32_t, std::string> malformed;  // party → first malformed message of rounds 2–8, 11
+  // Named, never excluded for (they cannot change what honest readers computed before): entries
+  // of a type outside its own round, malformed messages of a recovery round.
+  std::map<std::uint32_t, std::string> misplaced;
   std::vector<std::string> log_problems;
   std::size_t entries = 0, bytes = 0;
 };
@@ -252,19 +274,40 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         continue;
       }
       std::string why;
-      auto bad = [&](const char* what) { v.malformed.emplace(u, std::string(what) + ": " + why); };
+      const std::uint32_t r = en.round;
+      // Malformed: excluded for, in the rounds before recovery; named only in a recovery round.
+      auto bad = [&](const char* what) {
+        const std::string text = std::string(what) + ": " + why;
+        if (is_recovery_round(r)) v.misplaced.emplace(u, "malformed message in recovery round " + std::to_string(r) + ": " + text);
+        else v.malformed.emplace(u, text);
+      };
+      // Each type is read only in its own round; anything else is ignored and its sender named.
+      auto in_round = [&](bool ok, const char* what) {
+        if (!ok) v.misplaced.emplace(u, std::string(what) + " labelled round " + std::to_string(r) + ", outside its round");
+        return ok;
+      };
+      // Rounds in which parties post nothing (setup, result, the committee's without hidden noise,
+      // any other number): whatever a party labels so is ignored and names it, before its payload
+      // is even looked at.
+      if (!is_party_round(r) || (r == kRoundCommittee && p.noise != NoiseMode::hidden)) {
+        (void)in_round(false, message_type_name(en.type));
+        continue;
+      }
       // A party's first message of each kind counts; later ones are ignored (the board already
       // refuses a different message under the same sequence number as equivocation).
       switch (en.type) {
         case MessageType::noise_seed_commit:
+          if (!in_round(r == kRoundSeedCommit, "seed commitment")) break;
           if (auto m = SeedCommitMessage::decode(en.payload, v.noise_seeds, &why)) v.seed_commits.emplace(u, std::move(*m));
           else bad("seed commitment");
           break;
         case MessageType::noise_seed_reveal:
+          if (!in_round(r == kRoundSeedReveal, "randomness reveal")) break;
           if (auto m = SeedRevealMessage::decode(en.payload, &why)) v.reveals.emplace(u, *m);
           else bad("randomness reveal");
           break;
         case MessageType::edge_seed:
+          if (!in_round(r == kRoundEdgeSeed, "edge seed")) break;
           if (auto m = EdgeSeedMessage::decode(en.payload, &why); m && m->lo == u && m->hi < p.parties) {
             v.edge_seeds.emplace(std::make_pair(m->lo, m->hi), std::move(*m));
           } else {
@@ -272,13 +315,17 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           }
           break;
         case MessageType::complaint:
+          if (!in_round(r == kRoundBoxComplaint || r == kRoundCancelComplaint || is_recovery_round(r), "complaint")) break;
           if (auto m = ComplaintMessage::decode(en.payload, &why); m && (m->lo == u || m->hi == u) && m->hi < p.parties) {
-            v.complaints.emplace_back(u, *m);
+            const bool right = m->kind == ComplaintKind::bad_box ? r == kRoundBoxComplaint : r != kRoundBoxComplaint;
+            if (!in_round(right, m->kind == ComplaintKind::bad_box ? "bad-box complaint" : "seed reveal")) break;
+            v.complaints.push_back({u, *m, r});
           } else {
             bad("complaint");
           }
           break;
         case MessageType::commitment:
+          if (!in_round(r == kRoundCommit, "commitments")) break;
           if (auto m = CommitMessage::decode(en.payload, p.dim, p.parties, &why)) {
             if (v.commits.emplace(u, std::move(*m)).second) v.commit_digest[u] = digest(en.payload);
           } else {
@@ -290,6 +337,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           else bad("round marker");
           break;
         case MessageType::committee:
+          if (!in_round(r == kRoundCommittee && p.noise == NoiseMode::hidden, "committee message")) break;
           if (auto m = CommitteeMessage::decode(en.payload, &why); m && m->message.member == u) {
             const Key32 d = digest(en.payload);
             v.committee_digests.insert(v.committee_digests.end(), d.begin(), d.end());
@@ -301,10 +349,12 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           }
           break;
         case MessageType::noise_share:
+          if (!in_round(is_recovery_round(r), "noise shares")) break;
           if (auto m = NoiseShareMessage::decode(en.payload, p.dim, &why)) v.noise_shares.emplace(u, std::move(*m));
           else bad("noise shares");
           break;
         case MessageType::masked_value:
+          if (!in_round(r == kRoundMasked, "masked value")) break;
           if (auto m = MaskedMessage::decode(en.payload, p.dim, &why)) {
             if (v.masked.emplace(u, std::move(*m)).second) v.masked_digest[u] = digest(en.payload);
           } else {
@@ -312,6 +362,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           }
           break;
         default:
+          (void)in_round(false, "a coordinator's message");
           break;
       }
     }
@@ -332,8 +383,8 @@ Edge edge_of(std::uint32_t a, std::uint32_t b) { return {std::min(a, b), std::ma
 // Edges left out because their recipient could not open the sealed seed to the committed seed.
 std::set<Edge> dropped_edges(const View& v) {
   std::set<Edge> out;
-  for (const auto& [sender, c] : v.complaints) {
-    if (c.kind == ComplaintKind::bad_box && sender == c.hi) out.insert({c.lo, c.hi});
+  for (const auto& c : v.complaints) {
+    if (c.message.kind == ComplaintKind::bad_box && c.sender == c.message.hi) out.insert({c.message.lo, c.message.hi});
   }
   return out;
 }
@@ -426,6 +477,12 @@ class Party {
   std::uint32_t index() const { return index_; }
 
   // A signed entry for this party (appended later, in a batch with the other parties').
+  // Signs an entry built elsewhere with this party's key and its next sequence number.
+  Bytes sign(Entry e) {
+    e.sequence = sequence_++;
+    return bulletin::sign_entry(e, sign_);
+  }
+
   Bytes entry(const Bytes32& sid, std::uint32_t round, MessageType type, Bytes payload,
               const PublicKey& recipient = {}) {
     Entry e;
@@ -954,7 +1011,8 @@ std::map<std::uint32_t, ProofChecks> check_all_proofs(const View& v, const Key32
 
 // The checks the coordinator, the parties and the auditor all run.
 struct Verdict {
-  std::map<std::uint32_t, std::string> bad;
+  std::map<std::uint32_t, std::string> bad;    // excluded, with the reason
+  std::map<std::uint32_t, std::string> named;  // misbehaved without being excluded for it
   std::vector<AuditCheck> checks;
   std::vector<std::uint32_t> counted;
   std::vector<Scalar> sum;
@@ -963,16 +1021,25 @@ struct Verdict {
   std::optional<HiddenNoise> hidden;
 };
 
-// final_judgement = false: the base verdict, without excluding parties for seeds they have not
-// revealed yet (what the parties use to decide which seeds round 6b must reveal: only edges to
-// parties excluded for their own deviation, never an honest–honest edge).
-Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judgement = true) {
+// The verdict over the rounds closed so far. Exclusions come from rounds 2–8 (and the committee's
+// round); recovery then runs in waves (recovery_round(i)): a counted party is excluded for a seed
+// it owed only once the wave that asked for it is closed, so it always had a whole round to
+// answer; `unresolved` lists the edges the open wave still needs (what a party reveals next).
+// Offences inside recovery rounds and misplaced entries only name their sender: excluding for
+// them would ask honest parties for seeds after the rounds in which they could give them.
+Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   const SessionParams& p = v.setup->params;
   Verdict out;
   const Key32 y = view_randomness(v);
   const std::map<std::uint32_t, ProofChecks> proofs = check_all_proofs(v, y, cache);
   auto blame = [&](std::uint32_t u, const std::string& why) { out.bad.emplace(u, why); };
+  auto name = [&](std::uint32_t u, const std::string& why) { out.named.emplace(u, why); };
   for (const auto& [u, why] : v.malformed) blame(u, "malformed message: " + why);
+  for (const auto& [u, why] : v.misplaced) name(u, why);
+  out.checks.push_back({"entries in their own rounds", v.misplaced.empty() ? CheckStatus::pass : CheckStatus::fail,
+                        v.misplaced.empty() ? std::to_string(v.late) + " late entries of closed rounds ignored"
+                                            : std::to_string(v.misplaced.size()) + " parties posted entries outside their "
+                                              "rounds (ignored, senders named)"});
   auto gens = range_gens(p);
 
   // Randomness shares open their commitments.
@@ -1005,17 +1072,25 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judge
   out.checks.push_back({"pairwise seeds sent", seed_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
                         std::to_string(g.edges()) + " edges, " + std::to_string(dropped.size()) + " dropped by complaint"});
 
-  // Revealed seeds must open lo's commitment; a false reveal names its sender.
+  // Revealed seeds must open lo's commitment; a false reveal names its sender (and excludes it
+  // when made in round 7, before any exclusion is decided). `opened_in` is the wave from which
+  // an edge's seed is known: −1 for round 7.
   std::map<Edge, EdgeNoise> opened;
-  for (const auto& [sender, c] : v.complaints) {
+  std::map<Edge, int> opened_in;
+  auto wave_of = [](std::uint32_t r) { return r == kRoundCancelComplaint ? -1 : r == kRoundRecovery ? 0 : static_cast<int>(r - kRoundRecoveryWave1) + 1; };
+  for (const auto& cm : v.complaints) {
+    const ComplaintMessage& c = cm.message;
     if (c.kind != ComplaintKind::seed_reveal) continue;
     const Edge e{c.lo, c.hi};
     auto s = v.edge_seeds.find(e);
     if (s == v.edge_seeds.end() || edge_seed_commitment(v.sid, c.lo, c.hi, c.seed) != s->second.seed_commitment) {
-      blame(sender, "revealed a seed that does not open the edge's commitment");
+      if (cm.round == kRoundCancelComplaint) blame(cm.sender, "revealed a seed that does not open the edge's commitment");
+      else name(cm.sender, "revealed a seed that does not open the edge's commitment (recovery round " + std::to_string(cm.round) + ")");
       continue;
     }
     if (!opened.count(e)) opened.emplace(e, derive_edge_noise(c.seed, v.sid, c.lo, c.hi, p));
+    auto [it, fresh] = opened_in.emplace(e, wave_of(cm.round));
+    if (!fresh) it->second = std::min(it->second, wave_of(cm.round));
   }
 
   // Each party's neighbour list is its neighbourhood in the graph, less dropped edges.
@@ -1145,39 +1220,47 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache, bool final_judge
     else if (!v.masked.count(u)) blame(u, "no masked value published");
   }
 
-  // Counted parties, and removal of their pairwise terms with excluded neighbours (the seeds of
-  // those edges are revealed in round 6b). A counted party whose edge to an excluded neighbour
-  // stays closed withheld its seed: it is excluded too, and the closure repeats (its own
-  // counted neighbours must then reveal theirs: gopa's roles answer until nothing is pending).
+  // Counted parties, and removal of their pairwise terms with excluded neighbours, wave by wave.
+  // In wave i (round recovery_round(i)) every counted neighbour of an excluded party reveals
+  // their edge's seed; once that round is closed, a counted party whose owed edge is still closed
+  // is excluded, and so is one whose committed term does not follow from a revealed seed (nobody
+  // can check the cancellation against an excluded neighbour); the next wave asks for their
+  // edges. The waves stop at the first wave that excludes nobody or is not closed yet.
   std::set<std::uint32_t> counted;
   for (std::uint32_t u = 0; u < p.parties; ++u) {
     if (!out.bad.count(u)) counted.insert(u);
   }
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (auto u : std::set<std::uint32_t>(counted)) {
+  for (std::uint32_t wave = 0; wave < kMaxRecoveryWaves; ++wave) {
+    const std::uint32_t round = recovery_round(wave);
+    const bool closed = v.closed.count(round) > 0;
+    out.unresolved.clear();
+    std::map<std::uint32_t, std::string> excluded_now;
+    for (auto u : counted) {
       for (auto w : effective_neighbours(g, dropped, u)) {
-        if (!counted.count(u)) break;
         if (counted.count(w)) continue;
-        if (auto z = opened.find(edge_of(u, w)); z != opened.end()) {
-          // The term removed from the sum is the seed's; u's committed term must be it too
-          // (nobody can check the cancellation against an excluded neighbour).
+        auto z = opened.find(edge_of(u, w));
+        const bool known = z != opened.end() && opened_in.at(edge_of(u, w)) <= static_cast<int>(wave);
+        if (known) {
           const CommitMessage& mu = v.commits.at(u);
           auto slot = slot_of(mu, w);
-          if (slot && !terms_follow(mu, *slot, u, w, z->second, *gens, p.dim) && counted.erase(u)) {
-            blame(u, "pairwise term with excluded party " + std::to_string(w) +
-                         " does not follow from the revealed edge seed");
-            changed = true;
+          if (slot && !terms_follow(mu, *slot, u, w, z->second, *gens, p.dim)) {
+            excluded_now.emplace(u, "pairwise term with excluded party " + std::to_string(w) +
+                                        " does not follow from the revealed edge seed");
           }
           continue;
         }
         out.unresolved.insert(edge_of(u, w));
-        if (final_judgement && counted.erase(u)) {
-          blame(u, "did not reveal its pairwise seed with excluded party " + std::to_string(w));
-          changed = true;
+        if (closed) {
+          excluded_now.emplace(u, "did not reveal its pairwise seed with excluded party " + std::to_string(w) +
+                                      " in recovery round " + std::to_string(round));
         }
       }
     }
+    for (const auto& [u, why] : excluded_now) {
+      counted.erase(u);
+      blame(u, why);
+    }
+    if (excluded_now.empty() || !closed) break;
   }
   out.sum.assign(p.dim, Scalar::zero());
   for (auto u : counted) {
@@ -1291,7 +1374,8 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     if (c->second + 2 > p.committee) {
       return make_error(Errc::invalid_argument, "committee cheats must leave at least two committee members");
     }
-  }  if (auto c = cfg.cheats.find(CheatKind::seed); c != cfg.cheats.end() && c->second > 0 && p.noise != NoiseMode::private_samples) {
+  }
+  if (auto c = cfg.cheats.find(CheatKind::seed); c != cfg.cheats.end() && c->second > 0 && p.noise != NoiseMode::private_samples) {
     return make_error(Errc::invalid_argument, "seed cheats change a private noise seed: they need private noise");
   }
 
@@ -1341,6 +1425,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   auto coordinator_post = [&](std::uint32_t round, MessageType type, Bytes payload) {
     return coordinator.post(round, type, std::move(payload));
   };
+  // The coordinator closes each round after its entries, as in separate processes: entries of a
+  // closed round are ignored by every reader.
+  auto close = [&](std::uint32_t r) { return coordinator_post(r, MessageType::round_cosignature, RoundMarker{r}.encode()); };
   {
     const auto entries = setup.encode_entries();
     for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -1360,6 +1447,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   }
   if (auto e = fail_if(append_all(board, round))) return *e;
   round.clear();
+  if (auto e = fail_if(close(kRoundSeedCommit))) return *e;
   std::map<std::uint32_t, Key32> shares;
   for (auto& party : parties) {
     round.push_back(party->entry(sid, kRoundSeedReveal, MessageType::noise_seed_reveal, SeedRevealMessage{party->share()}.encode()));
@@ -1367,6 +1455,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   }
   if (auto e = fail_if(append_all(board, round))) return *e;
   round.clear();
+  if (auto e = fail_if(close(kRoundSeedReveal))) return *e;
   const Key32 y = joint_randomness(sid, shares);
   const Graph g = derive_graph(p.parties, p.neighbors, y);
   phase_done("joint randomness");
@@ -1430,6 +1519,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
       }
     }
     progress("hidden noise (committee)", hidden_calls(p), hidden_calls(p));
+    if (auto e = fail_if(close(kRoundCommittee))) return *e;
     phase_done("hidden noise (committee)");
   }
 
@@ -1445,6 +1535,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   }
   if (auto e = fail_if(append_all(board, round))) return *e;
   round.clear();
+  if (auto e = fail_if(close(kRoundEdgeSeed))) return *e;
   {
     auto view = read_view(board);
     if (!view) return view.error();
@@ -1457,6 +1548,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     }
     if (auto e = fail_if(append_all(board, round))) return *e;
     round.clear();
+    if (auto e = fail_if(close(kRoundBoxComplaint))) return *e;
   }
   phase_done("pairwise seeds");
 
@@ -1478,6 +1570,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   }
   if (auto e = fail_if(append_all(board, round))) return *e;
   round.clear();
+  if (auto e = fail_if(close(kRoundCommit))) return *e;
   for (const auto& c : commits) {
     if (c) {
       report.proof_bytes_per_party = proof_bytes(*c);
@@ -1503,6 +1596,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     }
     if (auto e = fail_if(append_all(board, round))) return *e;
     round.clear();
+    if (auto e = fail_if(close(kRoundCancelComplaint))) return *e;
   }
   phase_done("commit + range and noise proofs");
 
@@ -1545,37 +1639,43 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     }
     if (auto e = fail_if(append_all(board, good))) return *e;
     round.clear();
+    if (auto e = fail_if(close(kRoundMasked))) return *e;
   }
   phase_done("masked values + output proofs");
 
-  // Proof verdicts carry over between the passes below and the final judgement.
+  // Proof verdicts carry over between the waves below and the final judgement.
   ProofCache cache;
-  // 6b: parties reveal their seeds with excluded neighbours until nothing is pending, so the
-  // excluded parties' pairwise terms can be removed from the sum.
+  // Recovery in waves (round 9, then 12, 13, …): the counted neighbours of excluded parties reveal
+  // their edge seeds, so the excluded parties' pairwise terms can be removed from the sum; each
+  // wave's round is closed; a party that owed a seed and did not reveal it is excluded, and the
+  // next wave asks its neighbours.
   std::set<Edge> revealed_edges;
   std::set<std::uint32_t> revealed_shares;
-  for (int pass = 0; pass < 8; ++pass) {
+  for (std::uint32_t wave = 0; wave < kMaxRecoveryWaves; ++wave) {
+    const std::uint32_t rr = recovery_round(wave);
     auto view = read_view(board);
     if (!view) return view.error();
-    const Verdict verdict = judge(view.value(), g, &cache, /*final_judgement=*/false);
+    const Verdict verdict = judge(view.value(), g, &cache);
+    if (wave > 0 && verdict.unresolved.empty()) break;
     for (const auto& [u, why] : verdict.bad) {
       // An excluded committee member that is still here opens its noise shares.
       if (!parties[u]->dropout && parties[u]->holds_noise_share() && revealed_shares.insert(u).second) {
-        round.push_back(parties[u]->entry(sid, kRoundRecovery, MessageType::noise_share,
-                                          parties[u]->noise_share_message(p.dim).encode()));
+        round.push_back(parties[u]->entry(sid, rr, MessageType::noise_share, parties[u]->noise_share_message(p.dim).encode()));
       }
-      for (auto w : g.neighbours(u)) {
-        if (parties[w]->dropout) continue;
-        const Seed32* s = parties[w]->seed_with(u);
-        if (!s || !revealed_edges.insert(edge_of(u, w)).second) continue;
-        const auto e = edge_of(u, w);
-        round.push_back(parties[w]->entry(sid, kRoundRecovery, MessageType::complaint,
+    }
+    for (const Edge& e : verdict.unresolved) {
+      for (std::uint32_t w : {e.first, e.second}) {
+        const std::uint32_t other = w == e.first ? e.second : e.first;
+        if (verdict.bad.count(w) || parties[w]->dropout) continue;
+        const Seed32* s = parties[w]->seed_with(other);
+        if (!s || !revealed_edges.insert(e).second) continue;
+        round.push_back(parties[w]->entry(sid, rr, MessageType::complaint,
                                           ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *s}.encode()));
       }
     }
-    if (round.empty()) break;
     if (auto e = fail_if(append_all(board, round))) return *e;
     round.clear();
+    if (auto e = fail_if(close(rr))) return *e;
   }
   phase_done("drop-out recovery");
 
@@ -1583,6 +1683,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   auto view = read_view(board);
   if (!view) return view.error();
   Verdict verdict = judge(view.value(), g, &cache);
+  if (verdict.withheld.empty() && !verdict.unresolved.empty()) {
+    verdict.withheld = "recovery did not finish in " + std::to_string(kMaxRecoveryWaves) + " waves";
+  }
   report.withheld = verdict.withheld;
   if (verdict.hidden) report.committee_bytes = view.value().committee_bytes;
   if (verdict.withheld.empty()) {
@@ -1593,6 +1696,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   }
   report.counted = verdict.counted;
   for (const auto& [u, why] : verdict.bad) report.excluded.emplace(u, why);
+  report.named = verdict.named;
   if (verdict.withheld.empty()) report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
   for (auto u : verdict.counted) report.published[u] = estimate_of(p, view.value().masked.at(u).xhat, 1);
   phase_done("aggregate");
@@ -1668,6 +1772,16 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   const std::uint32_t u = o.index;
   const std::uint64_t close_wait = 4ULL * p.round_timeout_ms + 10'000;
   auto post = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to = {}) -> bulletin::Status {
+    if (o.deviate) {
+      Entry planned;
+      planned.session_id = sid;
+      planned.round = round;
+      planned.type = type;
+      planned.recipient = to;
+      planned.payload = std::move(payload);
+      for (auto& e : o.deviate(planned)) (void)board.append(me.sign(std::move(e)));
+      return {};
+    }
     auto r = board.append(me.entry(sid, round, type, std::move(payload), to));
     if (!r) return r.error();
     return {};
@@ -1737,29 +1851,27 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   GOPA_TRY_VIEW(v7, finish(kRoundCancelComplaint));
   if (auto st = post(kRoundMasked, MessageType::masked_value, me.masked(sid, p, mine).encode()); !st) return st.error();
   GOPA_TRY_VIEW(v8, finish(kRoundMasked));
-  // Recovery: reveal the seeds of edges to excluded neighbours until the coordinator closes the
-  // round (new exclusions can appear as other parties' reveals are judged).
+  // Recovery in waves: in each wave's round, reveal the seeds the verdict over the closed rounds
+  // still needs from this party (its edges to excluded neighbours), mark the round, and wait for
+  // the coordinator to close it or to release the result.
   ProofCache cache;
-  bool marked = false;
-  for (;;) {
+  for (std::uint32_t wave = 0; wave < kMaxRecoveryWaves; ++wave) {
+    const std::uint32_t round = recovery_round(wave);
     auto view = read_view(board);
     if (!view) return view.error();
-    if (view.value().closed.count(kRoundRecovery)) break;
-    const Verdict verdict = judge(view.value(), g, &cache, /*final_judgement=*/false);
-    for (const auto& [bad, why] : verdict.bad) {
-      const auto nb = g.neighbours(bad);
-      if (bad != u && std::find(nb.begin(), nb.end(), u) != nb.end()) {
-        if (auto st = reveal(bad, kRoundRecovery); !st) return st.error();
-      }
+    if (view.value().result) break;
+    const Verdict verdict = judge(view.value(), g, &cache);
+    for (const Edge& e : verdict.unresolved) {
+      if (e.first != u && e.second != u) continue;
+      if (auto st = reveal(e.first == u ? e.second : e.first, round); !st) return st.error();
     }
-    if (!marked) {
-      if (auto st = post(kRoundRecovery, MessageType::round_cosignature, RoundMarker{kRoundRecovery}.encode()); !st) {
-        return st.error();
-      }
-      say(o.log, "round " + std::to_string(kRoundRecovery) + " done");
-      marked = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(o.poll_ms));
+    if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
+    say(o.log, "round " + std::to_string(round) + " done");
+    auto next = wait_view(board, o.poll_ms, close_wait,
+                          [round](const View& v) { return v.closed.count(round) > 0 || v.result.has_value(); },
+                          "the coordinator to close round " + std::to_string(round));
+    if (!next) return next.error();
+    if (next.value().result) break;
   }
   GOPA_TRY_VIEW(vr, wait_view(board, o.poll_ms, close_wait, [](const View& v) { return v.result.has_value(); },
                               "the result"));
@@ -1771,6 +1883,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   out.estimate = estimate_of(p, vr.value().result->sum, out.counted.size());
   const Verdict verdict = judge(vr.value(), g, &cache);
   out.excluded = verdict.bad;
+  out.named = verdict.named;
   return out;
 }
 
@@ -1803,7 +1916,9 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   say(o.log, "setup posted: session " + to_hex(std::span<const std::uint8_t>(sid)).substr(0, 16));
   std::set<std::uint32_t> expected;
   for (std::uint32_t u = 0; u < p.parties; ++u) expected.insert(u);
-  for (std::uint32_t round = kRoundSeedCommit; round <= kRoundRecovery; ++round) {
+  // Waits for every party still in the session to mark `round` finished (or the timeout), then
+  // closes it; only the parties that finished it are waited for next time.
+  auto run_round = [&](std::uint32_t round) -> bulletin::Status {
     auto v = wait_view(board, o.poll_ms, p.round_timeout_ms, [&](const View& view) {
       auto it = view.done.find(round);
       if (it == view.done.end()) return expected.empty();
@@ -1811,7 +1926,6 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     }, "round " + std::to_string(round));
     if (!v && v.error().code != Errc::timeout) return v.error();
     if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
-    // Who finished the round before the close: only they are waited for next time.
     auto closed = read_view(board);
     if (!closed) return closed.error();
     std::set<std::uint32_t> finished;
@@ -1825,16 +1939,34 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     const double t1 = now_seconds();
     report.phases.push_back({"round " + std::to_string(round), t1 - t0});
     t0 = t1;
+    return {};
+  };
+  for (std::uint32_t round = kRoundSeedCommit; round <= kRoundMasked; ++round) {
+    if (auto st = run_round(round); !st) return st.error();
+  }
+  // Recovery waves until no seed is owed (docs/protocol.md § Recovery).
+  std::optional<Graph> graph;
+  Verdict verdict;
+  for (std::uint32_t wave = 0;; ++wave) {
+    if (wave == kMaxRecoveryWaves) {
+      return make_error(Errc::invalid_argument, "recovery did not finish in " + std::to_string(kMaxRecoveryWaves) +
+                                                    " waves: no result is released");
+    }
+    if (auto st = run_round(recovery_round(wave)); !st) return st.error();
+    auto view = read_view(board);
+    if (!view) return view.error();
+    if (!graph) graph = derive_graph(p.parties, p.neighbors, view_randomness(view.value()));
+    verdict = judge(view.value(), *graph, nullptr);
+    if (verdict.unresolved.empty()) break;
   }
   auto view = read_view(board);
   if (!view) return view.error();
-  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(view.value()));
-  Verdict verdict = judge(view.value(), g, nullptr);
   if (auto st = post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)); !st) {
     return st.error();
   }
   report.counted = verdict.counted;
   report.excluded = verdict.bad;
+  report.named = verdict.named;
   report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
   for (const auto& [u, c] : view.value().commits) {
     report.proof_bytes_per_party = proof_bytes(c);
@@ -1862,6 +1994,7 @@ AuditReport audit_session(bulletin::Board& board) {
   Verdict verdict = judge(v, g, nullptr);
   a.checks.insert(a.checks.end(), verdict.checks.begin(), verdict.checks.end());
   a.misbehaving = verdict.bad;
+  for (const auto& [u, why] : verdict.named) a.misbehaving.emplace(u, why + " (not excluded for it)");
   a.counted = verdict.counted;
   // A withheld result has no estimate: its sum lacks a share of the hidden noise.
   if (verdict.withheld.empty()) a.estimate = estimate_of(p, verdict.sum, verdict.counted.size());

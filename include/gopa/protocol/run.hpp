@@ -83,6 +83,7 @@ struct RunReport {
   Bytes32 session_id{};
   std::map<std::uint32_t, std::string> deviating;  // ground truth: party → cheat kind or "dropout"
   std::map<std::uint32_t, std::string> excluded;   // the coordinator's verdict: party → reason
+  std::map<std::uint32_t, std::string> named;      // misbehaved without being excluded for it
   std::vector<std::uint32_t> counted;
   std::vector<double> estimate;  // the released average, per coordinate (real units)
   std::vector<PhaseTime> phases;
@@ -122,6 +123,11 @@ struct PartyOptions {
   std::vector<double> input;  // d real values in [0, 2^(input_bits − frac_bits))
   std::uint32_t poll_ms = 50;
   std::function<void(const std::string&)> log;  // one line per round
+  // TEST ONLY: a malicious party. Called with every entry the honest party is about to post
+  // (unsigned), it returns the entries to post instead — none (withheld), others of any type,
+  // round, session or payload, copies, entries kept back from earlier calls — which are signed
+  // with the party's key and fresh sequence numbers; a post the board refuses is skipped.
+  std::function<std::vector<bulletin::Entry>(const bulletin::Entry& planned)> deviate;
 };
 
 struct PartyOutcome {
@@ -130,6 +136,9 @@ struct PartyOutcome {
   std::vector<std::uint32_t> counted;
   bool counted_me = false;
   std::map<std::uint32_t, std::string> excluded;  // the result's excluded parties, with reasons
+  // Parties that misbehaved without being excluded for it (entries outside their rounds,
+  // offences inside recovery rounds: docs/protocol.md § Rounds).
+  std::map<std::uint32_t, std::string> named;
 };
 
 // Runs party `index` to the end of the session found on the board (waits for its setup).
@@ -153,7 +162,9 @@ using AuditCheck = bulletin::CheckResult;
 
 struct AuditReport {
   std::vector<AuditCheck> checks;
-  std::map<std::uint32_t, std::string> misbehaving;  // party index → the first check it failed
+  // Party index → the first check it failed: the excluded parties, and those named without
+  // being excluded (entries outside their rounds, offences inside recovery rounds).
+  std::map<std::uint32_t, std::string> misbehaving;
   std::vector<double> estimate;                      // recomputed from the board
   std::vector<std::uint32_t> counted;
   bool log_ok = true;                                // false: the log itself is inconsistent
