@@ -149,8 +149,9 @@ int run_coordinate(const CoordinateArgs& a) {
   if (a.noise != "private") {
     throw UsageError("--noise " + a.noise + ": separate processes use private noise in this version (hidden noise runs in `gopa run`)");
   }
-  std::string privacy;
-  const gp::SessionParams p = plan_session(a, privacy);
+  const PlannedSession planned = plan_session(a);
+  const gp::SessionParams& p = planned.params;
+  const std::string& privacy = planned.privacy;
   auto board = connect(a.board, a.board_key, "coordinate");
   if (!board) return kExitIo;
   gp::CoordinatorOptions o;
@@ -169,6 +170,7 @@ int run_coordinate(const CoordinateArgs& a) {
     json j;
     j["session_id"] = to_hex(rep.session_id);
     j["privacy"] = privacy;
+    j["privacy_claim"] = certificate_json(planned.certificate);
     j["estimate"] = rep.estimate;
     j["counted"] = rep.counted.size();
     j["excluded"] = json::object();
@@ -188,12 +190,15 @@ int run_coordinate(const CoordinateArgs& a) {
 struct PartyArgs {
   std::string board, board_key, keys, input;
   std::uint32_t id = 0;
+  gp::PrivacyRequirement requirement;
   bool json_out = false;
 };
 
 int run_party_cmd(const PartyArgs& a) {
   gp::PartyOptions o;
   o.index = a.id;
+  if (auto why = a.requirement.validate()) throw UsageError("--" + *why);
+  o.requirement = a.requirement;
   o.keys = read_keys(a.keys);
   {
     std::stringstream ss(a.input);
@@ -264,14 +269,22 @@ void add_party_commands(CLI::App& app, Context& ctx) {
   auto p = std::make_shared<PartyArgs>();
   CLI::App* party = app.add_subcommand(
       "party",
-      "Run one GOPA party against a served board: waits for the session, then plays every round\n"
-      "(commitments, proofs, pairwise seeds, masked value) and prints the released average.\n"
-      "Exit: 0 counted, 1 this party was excluded, 3 bad input, 4 I/O error or timeout.");
+      "Run one GOPA party against a served board: waits for the session, checks with the exact accountant\n"
+      "that its parameters meet this party's (ε, δ) at its honest fraction (otherwise refuses, posting\n"
+      "nothing, and says why), then plays every round (commitments, proofs, pairwise seeds, masked value)\n"
+      "and prints the released average.\n"
+      "Exit: 0 counted, 1 this party was excluded, 3 bad input or parameters refused, 4 I/O error or timeout.");
   party->add_option("--board", p->board, "URL of the board (gopa board serve)")->required();
   party->add_option("--board-key", p->board_key, "the board's verifier key (vkey)")->required();
   party->add_option("--id", p->id, "this party's index in the roster (0-based)")->required();
   party->add_option("--keys", p->keys, "secret key file from `gopa keys`")->required();
   party->add_option("--input", p->input, "the private value(s), comma-separated, in [0, --input-max of the session]")->required();
+  party->add_option("--epsilon", p->requirement.epsilon,
+                    "refuse a session whose parameters do not certify this ε for this party's whole input (default 1)");
+  party->add_option("--delta", p->requirement.delta,
+                    "... and this δ, graph failure included (default 1e-5)");
+  party->add_option("--honest-fraction", p->requirement.honest_fraction,
+                    "... against ⌊(1 − ρ)n⌋ colluders: the honest fraction ρ this party assumes (default 0.5)");
   party->add_flag("--json", p->json_out, "machine-readable output");
   party->callback([&ctx, p] { ctx.run = [p] { return guarded("party", [&] { return run_party_cmd(*p); }); }; });
 }
