@@ -404,3 +404,52 @@ TEST_CASE("gopa party refuses a session with tiny noise: exit code 3, says why",
   CHECK(why1.find("certified epsilon = unbounded") != std::string::npos);
   CHECK(slurp("party0.out").empty());
 }
+
+TEST_CASE("gopa coordinate with planned parameters: parties with the default requirement take part", "[cli][party][privacy]") {
+  // The coordinator's claim and the parties' check are the same certificate (same graphs, seeded
+  // by the session id), so parameters planned for the defaults (ε = 1, δ = 1e-5, ρ = 0.5) pass
+  // every default party's check.
+  TempDir d;
+  std::string g = "'";
+  g += GOPA_BINARY;
+  g += "'";
+  const int n = 6;
+  for (int i = 0; i < n; ++i) {
+    REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
+  }
+  {
+    std::ofstream sh(d.path / "planned.sh");
+    sh << "set -e\n"
+       << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub k5.json.pub > roster.jsonl\n"
+       << g << " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
+       << "SERVER=$!\n"
+       << "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
+       << "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
+       << "URL=$(sed -n 's/^serving //p' serve.out)\n"
+       << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+       << "PIDS=\"\"\n"
+       << "for i in 0 1 2 3 4 5; do\n"
+       << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input 0.5 --json"
+       << " > party$i.json 2> party$i.err &\n"
+       << "  PIDS=\"$PIDS $!\"\n"
+       << "done\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 6 --sampler clt"
+       << " --sampler-precision 12 --json > coordinator.json 2> coordinator.err\n"
+       << "for p in $PIDS; do wait $p; done\n";
+  }
+  const std::string cmd = "cd '" + d.path.string() + "' && bash planned.sh";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
+  CHECK(jc.at("counted") == n);
+  const auto& c = jc.at("privacy_claim");
+  CHECK(c.at("certified") == true);
+  CHECK(c.at("epsilon").get<double>() <= 1.0);
+  CHECK(c.at("honest_fraction") == 0.5);
+  CHECK(c.at("neighbouring_relation") == "replace-one");
+  for (int i = 0; i < n; ++i) {
+    const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + std::to_string(i) + ".json")));  // NOLINT
+    CHECK(jp.at("counted_me") == true);
+  }
+}
