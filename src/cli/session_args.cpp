@@ -273,6 +273,9 @@ nlohmann::json certificate_json(const gp::Certificate& c) {
           {"colluders", c.malicious},
           {"sampled_graphs", c.trials},
           {"sampled_disconnected", c.disconnected},
+          // Every sampled graph meets ε (it is their worst): the one-sided 95% Clopper–Pearson
+          // bound on the fraction of k-out graphs that would not.
+          {"sampled_failure_upper_95", c.trials > 0 ? gp::binomial_upper_bound(0, c.trials, 0.95) : 1.0},
           {"seed", c.seed}};
 }
 

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -293,6 +294,8 @@ TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is 
   CHECK(c.at("sigma_eta") == j.at("sigma_eta"));
   CHECK(c.at("epsilon").get<double>() <= 1.0);
   CHECK(c.at("delta") == 1e-5);
+  CHECK(c.at("sampled_graphs") == 32);
+  CHECK(c.at("sampled_failure_upper_95").get<double>() == Approx(1.0 - std::pow(0.05, 1.0 / 32)));
   const std::string text = j.at("privacy");
   CHECK(text.find("k=3 graphs") != std::string::npos);
   CHECK(text.find("k=2") == std::string::npos);
