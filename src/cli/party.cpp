@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -217,6 +218,8 @@ int run_party_cmd(const PartyArgs& a) {
   auto board = connect(a.board, a.board_key, "party");
   if (!board) return kExitIo;
   o.log = stderr_log("party " + std::to_string(a.id));
+  std::optional<gp::Certificate> accepted;
+  o.accepted = [&accepted](const gp::Certificate& c) { accepted = c; };
   auto r = gp::run_party(o, *board);
   sodium_memzero(o.keys.sign_seed.data(), o.keys.sign_seed.size());
   sodium_memzero(o.keys.box_seed.data(), o.keys.box_seed.size());
@@ -231,8 +234,13 @@ int run_party_cmd(const PartyArgs& a) {
     j["estimate"] = out.estimate;
     j["counted"] = out.counted.size();
     j["counted_me"] = out.counted_me;
+    if (accepted) {
+      j["privacy"] = privacy_sentence(*accepted);
+      j["privacy_claim"] = certificate_json(*accepted);
+    }
     std::cout << j.dump(2) << "\n";
   } else {
+    if (accepted) std::printf("privacy: %s\n", privacy_sentence(*accepted).c_str());
     for (std::size_t j = 0; j < out.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, out.estimate[j]);
     std::printf("counted %zu parties%s\n", out.counted.size(), out.counted_me ? " (this party included)" : " (this party excluded)");
   }

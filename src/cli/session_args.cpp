@@ -250,6 +250,8 @@ PlannedSession plan_session(const SessionArgs& a) {
   return out;
 }
 
+std::string privacy_sentence(const gp::Certificate& c) { return claim(c); }
+
 nlohmann::json certificate_json(const gp::Certificate& c) {
   auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
   return {{"certified", c.certified},

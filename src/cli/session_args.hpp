@@ -68,6 +68,9 @@ struct PlannedSession {
 // option, or saying why no parameters meet (ε, δ) (for example --neighbors too small).
 [[nodiscard]] PlannedSession plan_session(const SessionArgs& a);
 
+// The sentence stating what a certificate certifies (or why nothing is).
+[[nodiscard]] std::string privacy_sentence(const protocol::Certificate& c);
+
 // The certificate's numbers for --json outputs.
 [[nodiscard]] nlohmann::json certificate_json(const protocol::Certificate& c);
 

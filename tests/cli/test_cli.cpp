@@ -454,5 +454,9 @@ TEST_CASE("gopa coordinate with planned parameters: parties with the default req
   for (int i = 0; i < n; ++i) {
     const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + std::to_string(i) + ".json")));  // NOLINT
     CHECK(jp.at("counted_me") == true);
+    // Each party certified the posted parameters itself and found what the coordinator printed.
+    CHECK(jp.at("privacy_claim").at("epsilon") == c.at("epsilon"));
+    CHECK(jp.at("privacy_claim").at("seed") == c.at("seed"));
+    CHECK(jp.at("privacy") == jc.at("privacy"));
   }
 }

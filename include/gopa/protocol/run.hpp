@@ -124,6 +124,8 @@ struct PartyOptions {
   // Checked against the posted parameters before anything is posted (requirements.hpp): a
   // session that does not meet it is refused with Errc::invalid_argument naming the quantity.
   PrivacyRequirement requirement;
+  // Called with the certificate once the parameters meet the requirement (before the first post).
+  std::function<void(const Certificate&)> accepted;
   std::uint32_t poll_ms = 50;
   std::function<void(const std::string&)> log;  // one line per round
 };
