@@ -591,3 +591,19 @@ TEST_CASE("certificate: graph failure and committee capture are part of δ", "[p
   // Without colluders nobody can capture it.
   CHECK(certify_session(h, 1.0, 1e-5).committee_captured == 0.0);
 }
+
+TEST_CASE("certificate at n = 10,000: the plan table's parameters at the k that fits graph failure",
+          "[privacy][requirement]") {
+  // docs/privacy.md §6 (ρ = 0.5, ε = 1): σ_η = 0.0554, σ_Δ = 13.7, planned at k = 17; the union
+  // bound within δ/10 needs k = 19 (§9), where the same σ is certified.
+  const std::uint32_t k = 19;
+  CHECK(disconnect_probability_bound(10000, 5000, k) <= 1e-6);
+  CHECK(disconnect_probability_bound(10000, 5000, k - 1) > 1e-6);
+  const Certificate c = certify_session(session(10000, 1, k, 0.0554, 13.7, 9), 0.5, 1e-5);
+  REQUIRE(c.certified);
+  CHECK(c.epsilon <= 1.0);
+  CHECK(c.disconnected == 0);
+  CHECK(c.delta_accountant == Approx(1e-5 - c.graph_failure));
+  // A quarter of the pairwise noise is not enough.
+  CHECK(certify_session(session(10000, 1, k, 0.0554, 13.7 / 4, 9), 0.5, 1e-5).epsilon > 1.0);
+}
