@@ -201,9 +201,9 @@ PlannedSession plan_session(const SessionArgs& a) {
     }
     req.k_min = req.k_max = a.neighbors;
   } else {
-    if (k_graph == 0) {
-      throw UsageError("no k keeps P(honest subgraph disconnected) within δ/10 = " + g3(graph_budget) +
-                       " at honest fraction " + g3(a.honest_fraction) + "; use a larger --delta");
+    if (k_graph == 0 || k_graph > 512) {
+      throw UsageError("no k up to 512 keeps P(honest subgraph disconnected) within δ/10 = " + g3(graph_budget) +
+                       " at honest fraction " + g3(a.honest_fraction) + "; use a larger --delta or --honest-fraction");
     }
     req.k_min = k_graph;
   }
