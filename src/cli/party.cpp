@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -149,8 +150,9 @@ int run_coordinate(const CoordinateArgs& a) {
   if (a.noise != "private") {
     throw UsageError("--noise " + a.noise + ": separate processes use private noise in this version (hidden noise runs in `gopa run`)");
   }
-  std::string privacy;
-  const gp::SessionParams p = plan_session(a, privacy);
+  const PlannedSession planned = plan_session(a);
+  const gp::SessionParams& p = planned.params;
+  const std::string& privacy = planned.privacy;
   auto board = connect(a.board, a.board_key, "coordinate");
   if (!board) return kExitIo;
   gp::CoordinatorOptions o;
@@ -169,6 +171,7 @@ int run_coordinate(const CoordinateArgs& a) {
     json j;
     j["session_id"] = to_hex(rep.session_id);
     j["privacy"] = privacy;
+    j["privacy_claim"] = certificate_json(planned.certificate);
     j["estimate"] = rep.estimate;
     j["counted"] = rep.counted.size();
     j["excluded"] = json::object();
@@ -190,12 +193,15 @@ int run_coordinate(const CoordinateArgs& a) {
 struct PartyArgs {
   std::string board, board_key, keys, input;
   std::uint32_t id = 0;
+  gp::PrivacyRequirement requirement;
   bool json_out = false;
 };
 
 int run_party_cmd(const PartyArgs& a) {
   gp::PartyOptions o;
   o.index = a.id;
+  if (auto why = a.requirement.validate()) throw UsageError("--" + *why);
+  o.requirement = a.requirement;
   o.keys = read_keys(a.keys);
   {
     std::stringstream ss(a.input);
@@ -214,6 +220,8 @@ int run_party_cmd(const PartyArgs& a) {
   auto board = connect(a.board, a.board_key, "party");
   if (!board) return kExitIo;
   o.log = stderr_log("party " + std::to_string(a.id));
+  std::optional<gp::Certificate> accepted;
+  o.accepted = [&accepted](const gp::Certificate& c) { accepted = c; };
   auto r = gp::run_party(o, *board);
   sodium_memzero(o.keys.sign_seed.data(), o.keys.sign_seed.size());
   sodium_memzero(o.keys.box_seed.data(), o.keys.box_seed.size());
@@ -228,8 +236,13 @@ int run_party_cmd(const PartyArgs& a) {
     j["estimate"] = out.estimate;
     j["counted"] = out.counted.size();
     j["counted_me"] = out.counted_me;
+    if (accepted) {
+      j["privacy"] = privacy_sentence(*accepted);
+      j["privacy_claim"] = certificate_json(*accepted);
+    }
     std::cout << j.dump(2) << "\n";
   } else {
+    if (accepted) std::printf("privacy: %s\n", privacy_sentence(*accepted).c_str());
     for (std::size_t j = 0; j < out.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, out.estimate[j]);
     std::printf("counted %zu parties%s\n", out.counted.size(), out.counted_me ? " (this party included)" : " (this party excluded)");
   }
@@ -266,14 +279,22 @@ void add_party_commands(CLI::App& app, Context& ctx) {
   auto p = std::make_shared<PartyArgs>();
   CLI::App* party = app.add_subcommand(
       "party",
-      "Run one GOPA party against a served board: waits for the session, then plays every round\n"
-      "(commitments, proofs, pairwise seeds, masked value) and prints the released average.\n"
-      "Exit: 0 counted, 1 this party was excluded, 3 bad input, 4 I/O error or timeout.");
+      "Run one GOPA party against a served board: waits for the session, checks with the exact accountant\n"
+      "that its parameters meet this party's (ε, δ) at its honest fraction (otherwise refuses, posting\n"
+      "nothing, and says why), then plays every round (commitments, proofs, pairwise seeds, masked value)\n"
+      "and prints the released average.\n"
+      "Exit: 0 counted, 1 this party was excluded, 3 bad input or parameters refused, 4 I/O error or timeout.");
   party->add_option("--board", p->board, "URL of the board (gopa board serve)")->required();
   party->add_option("--board-key", p->board_key, "the board's verifier key (vkey)")->required();
   party->add_option("--id", p->id, "this party's index in the roster (0-based)")->required();
   party->add_option("--keys", p->keys, "secret key file from `gopa keys`")->required();
   party->add_option("--input", p->input, "the private value(s), comma-separated, in [0, --input-max of the session]")->required();
+  party->add_option("--epsilon", p->requirement.epsilon,
+                    "refuse a session whose parameters do not certify this ε for this party's whole input (default 1)");
+  party->add_option("--delta", p->requirement.delta,
+                    "... and this δ, graph failure included (default 1e-5)");
+  party->add_option("--honest-fraction", p->requirement.honest_fraction,
+                    "... against ⌊(1 − ρ)n⌋ colluders: the honest fraction ρ this party assumes (default 0.5)");
   party->add_flag("--json", p->json_out, "machine-readable output");
   party->callback([&ctx, p] { ctx.run = [p] { return guarded("party", [&] { return run_party_cmd(*p); }); }; });
 }

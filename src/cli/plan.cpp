@@ -62,6 +62,7 @@ nlohmann::json plan_json(const Plan& p) {
                   {"trials", r.trials},         {"slack", r.slack},
                   {"margin", r.margin},         {"confidence", r.confidence},
                   {"seed", r.seed},             {"greedy_attack", r.greedy}};
+  j["neighbouring_relation"] = "replace-one";
   j["honest"] = p.honest;
   j["malicious"] = p.malicious;
   j["mu_target"] = p.mu_target;
@@ -81,6 +82,8 @@ nlohmann::json plan_json(const Plan& p) {
   j["central_error_std"] = p.central_error_std;
   j["local_error_std"] = p.local_error_std;
   j["disconnect_probability_bound"] = p.disconnect_bound;
+  // The stated δ does not cover a disconnected honest subgraph; this one does (union bound).
+  j["delta_with_graph_failure"] = p.found ? nlohmann::json(r.delta + p.disconnect_bound) : nlohmann::json(nullptr);
   j["closed_form"] = {{"found", p.closed_form.found},
                       {"k", p.closed_form.k},
                       {"disconnect_probability_bound", p.closed_form.disconnect_bound},
@@ -97,7 +100,12 @@ void print_plan(const Plan& p) {
   const PlanRequest& r = p.request;
   std::cout << "GOPA plan for n = " << r.parties << " parties, honest fraction rho = " << r.honest_fraction << " ("
             << p.honest << " honest, " << p.malicious << " malicious), (epsilon, delta) = (" << r.epsilon << ", "
-            << fmt(r.delta) << "), L2 sensitivity " << r.sensitivity << "\n\n";
+            << fmt(r.delta) << "), L2 sensitivity " << r.sensitivity
+            << " (replace-one: one party's whole input changed by at most this in L2; inputs in [0, M]^d give M*sqrt(d))\n";
+  if (p.malicious == 0) {
+    std::cout << "  ASSUMES NO COLLUDING PARTIES (honest fraction 1); use --honest-fraction to plan for colluders\n";
+  }
+  std::cout << "\n";
   std::cout << "  central DP (trusted curator): noise std on the sum  " << fmt(p.sigma_central, 6) << "  (mu = "
             << fmt(p.mu_target, 6) << ")\n";
   std::cout << "  sigma_eta  (independent noise per party)            " << fmt(p.sigma_eta, 6) << "  = (1 + "
@@ -128,7 +136,9 @@ void print_plan(const Plan& p) {
               << fmt(p.central_error_std) << ", local DP " << fmt(p.local_error_std) << "\n";
     if (r.dim > 1) std::cout << "  expected L2 error scale (dim " << r.dim << "): " << fmt(p.error_l2) << "\n";
     std::cout << "  P(honest subgraph disconnected) <= " << fmt(p.disconnect_bound, 3)
-              << " at this k (union bound, malicious set fixed before the graph)\n";
+              << " at this k (union bound, malicious set fixed before the graph): the guarantee is (epsilon, delta + "
+              << fmt(p.disconnect_bound, 3) << ") = (" << r.epsilon << ", " << fmt(r.delta + p.disconnect_bound, 3)
+              << ") on graphs like the sampled ones\n";
     std::cout << "  an adversary corrupting after seeing the graph isolates a party with " << p.adaptive_isolation_cost
               << " corruptions: draw the graph after the malicious set is fixed\n";
   }
@@ -248,7 +258,11 @@ int make_plot(const SimulateResult& res, const std::string& png) {
 }
 
 struct PlanOptions {
-  PlanRequest req;
+  PlanRequest req = [] {
+    PlanRequest r;
+    r.honest_fraction = 0.5;  // a careful default: half the parties may collude
+    return r;
+  }();
   std::uint32_t fixed_k = 0;
   bool json = false;
   bool no_greedy = false;

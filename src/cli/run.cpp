@@ -116,8 +116,9 @@ int run_run(const RunArgs& a) {
   } else {
     real = read_inputs(a.inputs, a.parties, a.dim, a.input_max);
   }
-  std::string privacy;
-  const gp::SessionParams p = plan_session(a, privacy);
+  const PlannedSession planned = plan_session(a);
+  const gp::SessionParams& p = planned.params;
+  const std::string& privacy = planned.privacy;
 
   gp::RunConfig cfg;
   cfg.params = p;
@@ -211,6 +212,7 @@ int run_run(const RunArgs& a) {
     j["sampler"] = gp::sampler_name(p.sampler);
     j["sampler_precision"] = p.sampler_precision;
     j["privacy"] = privacy;
+    j["privacy_claim"] = certificate_json(planned.certificate);
     j["noise"] = gp::noise_mode_name(p.noise);
     if (p.noise == gp::NoiseMode::hidden) {
       j["committee"] = r.committee;

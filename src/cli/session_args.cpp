@@ -2,6 +2,8 @@
 #include "session_args.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
 #include "gopa/protocol/planner.hpp"
 #include "gopa/random.hpp"
@@ -14,11 +16,11 @@ void add_session_options(CLI::App* cmd, SessionArgs& a) {
   cmd->add_option("--parties", a.parties, "number of parties n (≥ 2)")->required()->check(CLI::Range(2u, 1u << 20));
   cmd->add_option("--dim", a.dim, "coordinates per input (default 1)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--input-max", a.input_max, "upper end of the input domain [0, M] (the sensitivity; default 1)");
-  cmd->add_option("--epsilon", a.epsilon, "ε of the (ε, δ) guarantee (default 1)");
-  cmd->add_option("--delta", a.delta, "δ of the (ε, δ) guarantee (default 1e-5)");
-  cmd->add_option("--honest-fraction", a.honest_fraction, "fraction ρ of honest parties to plan for (default 1)");
-  cmd->add_option("--neighbors", a.neighbors, "k of the k-out graph (default: planned)");
-  cmd->add_option("--sigma-eta", a.sigma_eta, "set σ_η by hand (with --sigma-delta; no (ε, δ) is then claimed)");
+  cmd->add_option("--epsilon", a.epsilon, "ε of the (ε, δ) guarantee for each party's whole input vector, replace-one (default 1)");
+  cmd->add_option("--delta", a.delta, "δ of the guarantee, graph failure and committee capture included (default 1e-5)");
+  cmd->add_option("--honest-fraction", a.honest_fraction, "fraction ρ of honest parties to plan for: at most ⌊(1 − ρ)n⌋ collude (default 0.5)");
+  cmd->add_option("--neighbors", a.neighbors, "k of the k-out graph (default: planned; σ_Δ is then planned for this k, or the run refused)");
+  cmd->add_option("--sigma-eta", a.sigma_eta, "set σ_η by hand (with --sigma-delta; the output states what the accountant certifies for them)");
   cmd->add_option("--sigma-delta", a.sigma_delta, "set σ_Δ by hand (with --sigma-eta)");
   cmd->add_option("--sampler", a.sampler, "Gaussian sampler proven for the noise: box-muller (default), polar, inverse-cdf, clt");
   cmd->add_option("--sampler-precision", a.sampler_precision, "fractional bits of the proven noise samples, 8..16 (default 16)");
@@ -26,10 +28,79 @@ void add_session_options(CLI::App* cmd, SessionArgs& a) {
                   "private: every party samples and proves its own noise (default); hidden: a committee computes one "
                   "hidden sample per coordinate by secret sharing, so the average carries the trusted curator's noise "
                   "even when half the parties collude (docs/sampling.md)");
-  cmd->add_option("--committee", a.committee, "hidden noise: committee size c, 2..32 (default 5)");
+  cmd->add_option("--committee", a.committee, "hidden noise: committee size c, 2..32 (default: the smallest with P(all c collude) ≤ δ/2)");
 }
 
-gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
+namespace {
+
+// x rounded up to 4 significant digits, so a printed ε never understates the certified one.
+std::string up4(double x) {
+  if (!(x > 0.0) || !std::isfinite(x)) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", x);
+    return b;
+  }
+  const double scale = std::pow(10.0, std::floor(std::log10(x)) - 3.0);
+  char b[48];
+  std::snprintf(b, sizeof b, "%.4g", std::ceil(x / scale * (1.0 - 1e-12)) * scale);
+  return b;
+}
+
+std::string g3(double x) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.3g", x);
+  return b;
+}
+
+std::string colluders(const gp::Certificate& c) {
+  if (c.malicious == 0) {
+    return "assuming NO party colludes (honest fraction 1: the adversary only reads the board)";
+  }
+  return "assuming at most " + std::to_string(c.malicious) + " of the " + std::to_string(c.parties) +
+         " parties collude (honest fraction " + g3(c.honest_fraction) + "), chosen before the graph is drawn";
+}
+
+std::string claim(const gp::Certificate& c) {
+  if (!c.certified) return "no (ε, δ) certified: " + c.why + "; " + colluders(c);
+  std::string s = "(ε=" + up4(c.epsilon) + ", δ=" + g3(c.delta) + ")-DP for each party's whole input (" +
+                  gp::kNeighbouring + ": one party's vector in [0, M]^" + std::to_string(c.dim) +
+                  " replaced, L2 sensitivity M·√d = " + g3(c.sensitivity) + "), " + colluders(c) + "; δ = " +
+                  g3(c.delta_accountant) + " accountant (worst of " + std::to_string(c.trials) + " sampled k=" +
+                  std::to_string(c.k) + " graphs) + " + g3(c.graph_failure) +
+                  " P(honest subgraph disconnected, union bound)";
+  if (c.hidden) {
+    s += " + " + g3(c.committee_captured) + " P(all " + std::to_string(c.committee) + " committee members collude)";
+  }
+  if (c.dim > 1) s += "; one coordinate alone: ε=" + up4(c.epsilon_per_coordinate);
+  return s;
+}
+
+// The smallest k in [1, n − 1] whose union bound on P(honest subgraph disconnected) is at most
+// `budget`; 0 if none.
+std::uint32_t smallest_connected_k(std::uint32_t n, std::uint32_t malicious, double budget) {
+  for (std::uint32_t k = 1; k < n; ++k) {
+    if (gp::disconnect_probability_bound(n, malicious, k) <= budget) return k;
+  }
+  return 0;
+}
+
+gp::Certificate certify(const gp::SessionParams& p, const SessionArgs& a) {
+  try {
+    return gp::certify_session(p, a.honest_fraction, a.delta);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+// Shares of --delta (docs/privacy.md §9): P(honest subgraph disconnected) may use a tenth, the
+// capture of a hidden-noise committee half; the accountant plans with the rest and certifies with
+// δ minus the actual bounds (at least what it planned with).
+constexpr double kGraphShare = 0.1;
+constexpr double kCommitteeShare = 0.5;
+
+PlannedSession plan_session(const SessionArgs& a) {
   if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
     throw UsageError("--input-max: must be in (0, 65536)");
   }
@@ -37,11 +108,15 @@ gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
     throw UsageError("--parties: at most " + std::to_string(gp::SessionParams::kMaxParties) +
                      " in this protocol version");
   }
+  if (!(a.honest_fraction > 0.0 && a.honest_fraction <= 1.0)) throw UsageError("--honest-fraction: must be in (0, 1]");
+  if (!(a.delta > 0.0 && a.delta < 1.0)) throw UsageError("--delta: must be in (0, 1)");
+  if (!(a.epsilon > 0.0) || !std::isfinite(a.epsilon)) throw UsageError("--epsilon: must be finite and > 0");
+  const std::uint32_t colluding = gp::malicious_count(a.parties, a.honest_fraction);
+  if (colluding >= a.parties) throw UsageError("--honest-fraction: leaves no honest party");
   gp::SessionParams p = gp::SessionParams::defaults(a.parties, a.dim);
   p.input_bits = 32;
   p.frac_bits = 16;
-  // M in fixed point, rounded down: the proven domain [0, M] never exceeds the one asked for,
-  // so the sensitivity the plan assumes (--input-max) bounds the real one.
+  // M in fixed point, rounded down: the proven domain [0, M] never exceeds the one asked for.
   const auto m = p.fixed_input_max(a.input_max);
   if (!m) throw UsageError("--input-max: must be at least 2^-16 and below 65536");
   p.input_max = *m;
@@ -57,64 +132,153 @@ gp::SessionParams plan_session(const SessionArgs& a, std::string& privacy) {
   sys.fill(p.nonce);
   if (a.noise != "private" && a.noise != "hidden") throw UsageError("--noise '" + a.noise + "': must be private or hidden");
   const bool hidden = a.noise == "hidden";
+  const bool by_hand = a.sigma_eta > 0 && a.sigma_delta > 0;
+  double committee_budget = 0.0;
   if (hidden) {
-    if (a.committee < 2 || a.committee > 32 || a.committee > a.parties) {
-      throw UsageError("--committee: must be in 2..32 and at most --parties (got " + std::to_string(a.committee) + ")");
-    }
     if (p.sampler != gp::SamplerKind::box_muller) throw UsageError("--noise hidden computes Box–Muller samples: drop --sampler");
+    committee_budget = kCommitteeShare * a.delta;
+    const std::uint32_t c_max = std::min<std::uint32_t>(32, a.parties);
+    std::uint32_t fits = 0;  // smallest committee whose capture fits its share of δ
+    for (std::uint32_t c = 2; c <= c_max && fits == 0; ++c) {
+      if (gp::committee_capture_probability(a.parties, colluding, c) <= committee_budget) fits = c;
+    }
+    std::uint32_t c = a.committee;
+    if (c != 0) {
+      if (c < 2 || c > 32 || c > a.parties) {
+        throw UsageError("--committee: must be in 2..32 and at most --parties (got " + std::to_string(c) + ")");
+      }
+      const double captured = gp::committee_capture_probability(a.parties, colluding, c);
+      if (!by_hand && captured > committee_budget) {
+        throw UsageError("--committee " + std::to_string(c) + ": P(all members collude) = " + g3(captured) +
+                         " at honest fraction " + g3(a.honest_fraction) + " exceeds its share of δ (" +
+                         g3(committee_budget) + " = δ/2); " +
+                         (fits ? "use --committee " + std::to_string(fits) + " or more" : std::string("no committee of at most 32 fits")) +
+                         ", or a larger --delta");
+      }
+    } else {
+      if (fits == 0) {
+        throw UsageError("--noise hidden: no committee of at most 32 members keeps P(all members collude) within δ/2 = " +
+                         g3(committee_budget) + " at honest fraction " + g3(a.honest_fraction) +
+                         "; use a larger --delta or --committee C with --sigma-eta/--sigma-delta");
+      }
+      c = fits;
+    }
     p.noise = gp::NoiseMode::hidden;
-    p.committee = static_cast<std::uint8_t>(a.committee);
+    p.committee = static_cast<std::uint8_t>(c);
     p.paillier_bits = 2048;
   }
-  if (a.sigma_eta > 0 && a.sigma_delta > 0) {
+  PlannedSession out;
+  if (by_hand) {
     p.sigma_eta = a.sigma_eta;
     p.sigma_delta = a.sigma_delta;
     p.neighbors = a.neighbors ? a.neighbors : std::min<std::uint32_t>(a.parties - 1, 20);
-    privacy = "σ_η and σ_Δ set by hand (no (ε, δ) claimed)";
+    if (auto why = p.validate()) throw UsageError(*why);
+    out.certificate = certify(p, a);
+    out.privacy = "σ_η and σ_Δ set by hand; " + claim(out.certificate);
+    out.params = p;
+    return out;
+  }
+  const double graph_budget = kGraphShare * a.delta;
+  gp::PlanRequest req;
+  req.parties = a.parties;
+  req.honest_fraction = a.honest_fraction;
+  req.epsilon = a.epsilon;
+  req.delta = a.delta - graph_budget - committee_budget;
+  // The whole vector: x_u ∈ [0, M]^d replaced by another point of the box moves it by M·√d in L2.
+  req.sensitivity = p.input_max_real() * std::sqrt(static_cast<double>(a.dim));
+  req.dim = a.dim;
+  req.trials = 100;
+  req.seed = a.seed;
+  const std::uint32_t k_graph = smallest_connected_k(a.parties, colluding, graph_budget);
+  if (a.neighbors != 0) {
+    if (a.neighbors >= a.parties) throw UsageError("--neighbors: must be in [1, parties - 1]");
+    const double bound = gp::disconnect_probability_bound(a.parties, colluding, a.neighbors);
+    if (bound > graph_budget) {
+      throw UsageError("--neighbors " + std::to_string(a.neighbors) + ": P(honest subgraph disconnected) <= " + g3(bound) +
+                       " (union bound, honest fraction " + g3(a.honest_fraction) + ") exceeds its share of δ (" +
+                       g3(graph_budget) + " = δ/10); " +
+                       (k_graph ? "k >= " + std::to_string(k_graph) + " fits" : std::string("no k fits")));
+    }
+    req.k_min = req.k_max = a.neighbors;
   } else {
-    gp::PlanRequest req;
-    req.parties = a.parties;
-    req.honest_fraction = a.honest_fraction;
-    req.epsilon = a.epsilon;
-    req.delta = a.delta;
-    req.sensitivity = a.input_max;
-    req.dim = a.dim;
-    req.trials = 100;
-    req.seed = a.seed;
-    try {
-      req.validate();
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
+    if (k_graph == 0 || k_graph > 512) {
+      throw UsageError("no k up to 512 keeps P(honest subgraph disconnected) within δ/10 = " + g3(graph_budget) +
+                       " at honest fraction " + g3(a.honest_fraction) + "; use a larger --delta or --honest-fraction");
     }
-    const gp::Plan plan = gp::make_plan(req);
-    if (!plan.found) throw UsageError("no parameters meet (ε, δ) for this n and honest fraction; see `gopa plan`");
-    if (hidden) {
-      const gp::HiddenPlan hp = gp::make_hidden_plan(plan, a.committee);
-      if (!hp.found) throw UsageError("no hidden-noise parameters meet (ε, δ): " + hp.why);
-      p.sigma_eta = hp.sigma_c;
-      p.sigma_delta = hp.sigma_delta;
-      p.neighbors = a.neighbors ? a.neighbors : hp.k;
-      char buf[512];
-      std::snprintf(buf, sizeof buf,
-                    "(ε=%g, δ=%g)-DP per coordinate against %.0f%% colluders unless all %u committee members collude "
-                    "(probability %.2g); one hidden sample σ=%.4g = 1.05 × the trusted curator's (planned k=%u, "
-                    "distance bound %u, 100 sampled graphs)",
-                    a.epsilon, a.delta, 100.0 * (1.0 - a.honest_fraction), a.committee, hp.committee_captured,
-                    hp.sigma_c, hp.k, hp.distance);
-      privacy = buf;
-      if (auto why = p.validate()) throw UsageError(*why);
-      return p;
+    req.k_min = k_graph;
+  }
+  try {
+    req.validate();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const gp::Plan plan = gp::make_plan(req);
+  if (!plan.found) {
+    if (a.neighbors != 0) {
+      throw UsageError("--neighbors " + std::to_string(a.neighbors) +
+                       ": no σ_Δ meets (ε, δ) at this k (sampled honest subgraphs fragment); see `gopa plan --k " +
+                       std::to_string(a.neighbors) + "`");
     }
+    throw UsageError("no parameters meet (ε, δ) for this n and honest fraction; see `gopa plan`");
+  }
+  if (hidden) {
+    const gp::HiddenPlan hp = gp::make_hidden_plan(plan, p.committee);
+    if (!hp.found) throw UsageError("no hidden-noise parameters meet (ε, δ): " + hp.why);
+    p.sigma_eta = hp.sigma_c;
+    p.sigma_delta = hp.sigma_delta;
+    p.neighbors = hp.k;
+  } else {
     p.sigma_eta = plan.sigma_eta;
     p.sigma_delta = plan.sigma_delta;
-    p.neighbors = a.neighbors ? a.neighbors : plan.k;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "(ε=%g, δ=%g)-DP per coordinate against %.0f%% colluders (planned k=%u, 100 sampled graphs)",
-                  a.epsilon, a.delta, 100.0 * (1.0 - a.honest_fraction), plan.k);
-    privacy = buf;
+    p.neighbors = plan.k;
   }
-  if (auto why = p.validate()) throw UsageError(*why);
-  return p;
+  // What is printed is what the certificate finds for these exact parameters (the graphs every
+  // party samples from the session id). The plan validated other graphs; should one of these need
+  // more pairwise noise, σ_Δ is raised (more σ_Δ never hurts, docs/privacy.md §1.4).
+  for (int attempt = 0;; ++attempt) {
+    if (auto why = p.validate()) throw UsageError(*why);
+    out.certificate = certify(p, a);
+    if (out.certificate.certified && out.certificate.epsilon <= a.epsilon) break;
+    if (attempt == 8 || !(out.certificate.delta_accountant > 0.0)) {
+      throw UsageError("the planned parameters are not certified for (ε, δ) = (" + g3(a.epsilon) + ", " + g3(a.delta) +
+                       "): " + (out.certificate.certified ? "ε = " + up4(out.certificate.epsilon) : out.certificate.why));
+    }
+    p.sigma_delta *= 1.25;
+  }
+  out.privacy = claim(out.certificate);
+  out.params = p;
+  return out;
+}
+
+std::string privacy_sentence(const gp::Certificate& c) { return claim(c); }
+
+nlohmann::json certificate_json(const gp::Certificate& c) {
+  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {{"certified", c.certified},
+          {"why", c.why},
+          {"epsilon", finite(c.epsilon)},
+          {"delta", c.delta},
+          {"delta_accountant", c.delta_accountant},
+          {"graph_failure", c.graph_failure},
+          {"committee_captured", c.committee_captured},
+          {"committee", c.committee},
+          {"neighbouring_relation", gp::kNeighbouring},
+          {"sensitivity", c.sensitivity},
+          {"coordinate_sensitivity", c.coordinate_sensitivity},
+          {"epsilon_per_coordinate", finite(c.epsilon_per_coordinate)},
+          {"dim", c.dim},
+          {"parties", c.parties},
+          {"k", c.k},
+          {"sigma_eta", c.sigma_eta},
+          {"sigma_delta", c.sigma_delta},
+          {"honest_fraction", c.honest_fraction},
+          {"colluders", c.malicious},
+          {"sampled_graphs", c.trials},
+          {"sampled_disconnected", c.disconnected},
+          // Every sampled graph meets ε (it is their worst): the one-sided 95% Clopper–Pearson
+          // bound on the fraction of k-out graphs that would not.
+          {"sampled_failure_upper_95", c.trials > 0 ? gp::binomial_upper_bound(0, c.trials, 0.95) : 1.0},
+          {"seed", c.seed}};
 }
 
 }  // namespace gopa::cli

@@ -1765,6 +1765,12 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     }
     input.push_back(*fx);
   }
+  // Refused before anything is posted: the parameters must meet this party's privacy requirement.
+  {
+    Certificate certificate;
+    if (auto why = check_requirement(p, o.requirement, &certificate)) return make_error(Errc::invalid_argument, *why);
+    if (o.accepted) o.accepted(certificate);
+  }
   Key32 rng_seed{};
   SystemRng().fill(rng_seed);
   Party me(o.index, o.keys, rng_seed, std::move(input));

@@ -5,9 +5,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -238,7 +240,10 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
        << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
        << "PIDS=\"\"\n"
        << "for i in 0 1 2 3 4 5 6 7; do\n"
+       // σ_η = 0.01 among 8 parties certifies ε ≈ 730 at δ = 1e-3 without colluders: the parties
+       // state that they accept it.
        << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input 0.$((i + 1)) --json"
+       << " --epsilon 1000 --delta 1e-3 --honest-fraction 1"
        << " > party$i.json 2> party$i.err &\n"
        << "  PIDS=\"$PIDS $!\"\n"
        << "done\n"
@@ -267,5 +272,191 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
   for (const auto& c : ja.at("checks")) {
     INFO(c.dump());
     CHECK(c.at("status") == "PASS");
+  }
+}
+
+TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is refused", "[cli][run][privacy]") {
+  TempDir d;
+  // k = 1: a disconnected honest subgraph is far too likely for δ; refused, nothing written.
+  auto r1 = gopa("run --parties 20 --neighbors 1 --board n1.db 2>&1", d.path);
+  CHECK(r1.code == 3);
+  CHECK(r1.out.find("--neighbors 1: P(honest subgraph disconnected)") != std::string::npos);
+  CHECK_FALSE(fs::exists(d.path / "n1.db"));
+  // k = 3 without colluders: planned and certified at k = 3 (the planner alone would pick 2).
+  auto r3 = gopa("run --parties 20 --honest-fraction 1 --neighbors 3 --board n3.db --json", d.path);
+  REQUIRE(r3.code == 0);
+  const auto j = nlohmann::json::parse(r3.out);
+  CHECK(j.at("neighbors") == 3);
+  const auto& c = j.at("privacy_claim");
+  CHECK(c.at("certified") == true);
+  CHECK(c.at("k") == 3);
+  CHECK(c.at("sigma_delta") == j.at("sigma_delta"));
+  CHECK(c.at("sigma_eta") == j.at("sigma_eta"));
+  CHECK(c.at("epsilon").get<double>() <= 1.0);
+  CHECK(c.at("delta") == 1e-5);
+  CHECK(c.at("sampled_graphs") == 32);
+  CHECK(c.at("sampled_failure_upper_95").get<double>() == Approx(1.0 - std::pow(0.05, 1.0 / 32)));
+  const std::string text = j.at("privacy");
+  CHECK(text.find("k=3 graphs") != std::string::npos);
+  CHECK(text.find("k=2") == std::string::npos);
+  // Graph failure is part of δ.
+  CHECK(c.at("graph_failure").get<double>() > 0.0);
+  CHECK(c.at("delta_accountant").get<double>() + c.at("graph_failure").get<double>() == Approx(1e-5));
+  CHECK(text.find("P(honest subgraph disconnected, union bound)") != std::string::npos);
+  CHECK(text.find("NO party colludes") != std::string::npos);
+}
+
+TEST_CASE("gopa run --dim: the claim covers the whole vector; the default assumes half the parties collude",
+          "[cli][run][privacy]") {
+  TempDir d;
+  auto r1 = gopa("run --parties 12 --board d1.db --json", d.path);
+  auto r4 = gopa("run --parties 12 --dim 4 --board d4.db --json", d.path);
+  REQUIRE(r1.code == 0);
+  REQUIRE(r4.code == 0);
+  const auto j1 = nlohmann::json::parse(r1.out);
+  const auto j4 = nlohmann::json::parse(r4.out);
+  const auto& c1 = j1.at("privacy_claim");
+  const auto& c4 = j4.at("privacy_claim");
+  for (const auto* c : {&c1, &c4}) {
+    CHECK(c->at("neighbouring_relation") == "replace-one");
+    CHECK(c->at("honest_fraction") == 0.5);
+    CHECK(c->at("colluders") == 6);
+    CHECK(c->at("certified") == true);
+    CHECK(c->at("epsilon").get<double>() <= 1.0);
+  }
+  // L2 sensitivity of a vector in [0, 1]^4 under replace-one: 2; σ planned for it.
+  CHECK(c1.at("sensitivity") == 1.0);
+  CHECK(c4.at("sensitivity") == 2.0);
+  CHECK(c4.at("dim") == 4);
+  CHECK(j4.at("sigma_eta").get<double>() == Approx(2.0 * j1.at("sigma_eta").get<double>()));
+  CHECK(c4.at("epsilon_per_coordinate").get<double>() < c4.at("epsilon").get<double>());
+  const std::string text = j4.at("privacy");
+  CHECK(text.find("whole input") != std::string::npos);
+  CHECK(text.find("L2 sensitivity M·√d = 2") != std::string::npos);
+  CHECK(text.find("at most 6 of the 12 parties collude") != std::string::npos);
+}
+
+TEST_CASE("gopa run --noise hidden: a committee too small for δ is refused", "[cli][run][privacy]") {
+  TempDir d;
+  // n = 100, half colluding: all 5 members collude with probability 0.028, far above δ.
+  auto r = gopa("run --parties 100 --noise hidden --committee 5 --board h.db 2>&1", d.path);
+  CHECK(r.code == 3);
+  CHECK(r.out.find("--committee 5: P(all members collude) = 0.0281") != std::string::npos);
+  CHECK(r.out.find("use --committee 16 or more") != std::string::npos);
+  CHECK_FALSE(fs::exists(d.path / "h.db"));
+}
+
+TEST_CASE("gopa plan: the neighbouring relation, the default honest fraction and graph failure in δ", "[cli][plan]") {
+  TempDir d;
+  auto r = gopa("plan --parties 60 --trials 20 --json", d.path);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("request").at("honest_fraction") == 0.5);
+  CHECK(j.at("neighbouring_relation") == "replace-one");
+  CHECK(j.at("delta_with_graph_failure").get<double>() ==
+        Approx(1e-5 + j.at("disconnect_probability_bound").get<double>()));
+  auto t = gopa("plan --parties 60 --trials 20 --honest-fraction 1", d.path);
+  REQUIRE(t.code == 0);
+  CHECK(t.out.find("ASSUMES NO COLLUDING PARTIES") != std::string::npos);
+}
+
+TEST_CASE("gopa party refuses a session with tiny noise: exit code 3, says why", "[cli][party][privacy]") {
+  TempDir d;
+  std::string g = "'";
+  g += GOPA_BINARY;
+  g += "'";
+  for (const char* k : {"k0", "k1"}) REQUIRE(gopa(std::string("keys --out ") + k + ".json > /dev/null", d.path).code == 0);
+  {
+    std::ofstream sh(d.path / "weak.sh");
+    sh << "cat k0.json.pub k1.json.pub > roster.jsonl\n"
+       << g << " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
+       << "SERVER=$!\n"
+       << "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
+       << "URL=$(sed -n 's/^serving //p' serve.out)\n"
+       << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 2 --sigma-eta 0.0001"
+       << " --sigma-delta 0.0001 --neighbors 1 --round-timeout-ms 60000 > coordinator.out 2> coordinator.err &\n"
+       << "COORD=$!\n"
+       << g << " party --board \"$URL\" --board-key \"$VKEY\" --id 0 --keys k0.json --input 0.36 > party0.out 2> party0.err\n"
+       << "echo $? > party0.rc\n"
+       << g << " party --board \"$URL\" --board-key \"$VKEY\" --id 1 --keys k1.json --input 0.36 --epsilon 1e5"
+       << " --honest-fraction 1 > party1.out 2> party1.err\n"
+       << "echo $? > party1.rc\n"
+       << "kill $COORD $SERVER 2>/dev/null\n"
+       << "wait\n";
+  }
+  const std::string cmd = "cd '" + d.path.string() + "' && bash weak.sh";
+  REQUIRE(std::system(cmd.c_str()) != -1);
+  auto slurp = [&](const char* name) {
+    std::ifstream f(d.path / name);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  CHECK(slurp("party0.rc") == "3\n");
+  const std::string why0 = slurp("party0.err");
+  INFO(why0);
+  CHECK(why0.find("do not meet this party's requirement") != std::string::npos);
+  CHECK(why0.find("required 1 ") != std::string::npos);
+  CHECK(why0.find("sigma_eta = 0.0001") != std::string::npos);
+  // Even a party that accepts ε up to 10^5 and assumes no colluders refuses: the inputs would be
+  // all but in the clear.
+  CHECK(slurp("party1.rc") == "3\n");
+  const std::string why1 = slurp("party1.err");
+  INFO(why1);
+  CHECK(why1.find("certified epsilon = unbounded") != std::string::npos);
+  CHECK(slurp("party0.out").empty());
+}
+
+TEST_CASE("gopa coordinate with planned parameters: parties with the default requirement take part", "[cli][party][privacy]") {
+  // The coordinator's claim and the parties' check are the same certificate (same graphs, seeded
+  // by the session id), so parameters planned for the defaults (ε = 1, δ = 1e-5, ρ = 0.5) pass
+  // every default party's check.
+  TempDir d;
+  std::string g = "'";
+  g += GOPA_BINARY;
+  g += "'";
+  const int n = 6;
+  for (int i = 0; i < n; ++i) {
+    REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
+  }
+  {
+    std::ofstream sh(d.path / "planned.sh");
+    sh << "set -e\n"
+       << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub k5.json.pub > roster.jsonl\n"
+       << g << " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
+       << "SERVER=$!\n"
+       << "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
+       << "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
+       << "URL=$(sed -n 's/^serving //p' serve.out)\n"
+       << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+       << "PIDS=\"\"\n"
+       << "for i in 0 1 2 3 4 5; do\n"
+       << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input 0.5 --json"
+       << " > party$i.json 2> party$i.err &\n"
+       << "  PIDS=\"$PIDS $!\"\n"
+       << "done\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 6 --sampler clt"
+       << " --sampler-precision 12 --json > coordinator.json 2> coordinator.err\n"
+       << "for p in $PIDS; do wait $p; done\n";
+  }
+  const std::string cmd = "cd '" + d.path.string() + "' && bash planned.sh";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
+  CHECK(jc.at("counted") == n);
+  const auto& c = jc.at("privacy_claim");
+  CHECK(c.at("certified") == true);
+  CHECK(c.at("epsilon").get<double>() <= 1.0);
+  CHECK(c.at("honest_fraction") == 0.5);
+  CHECK(c.at("neighbouring_relation") == "replace-one");
+  for (int i = 0; i < n; ++i) {
+    const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + std::to_string(i) + ".json")));  // NOLINT
+    CHECK(jp.at("counted_me") == true);
+    // Each party certified the posted parameters itself and found what the coordinator printed.
+    CHECK(jp.at("privacy_claim").at("epsilon") == c.at("epsilon"));
+    CHECK(jp.at("privacy_claim").at("seed") == c.at("seed"));
+    CHECK(jp.at("privacy") == jc.at("privacy"));
   }
 }

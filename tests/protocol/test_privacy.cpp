@@ -10,6 +10,8 @@
 #include "gopa/protocol/gaussian_dp.hpp"
 #include "gopa/protocol/graph.hpp"
 #include "gopa/protocol/planner.hpp"
+#include "gopa/protocol/requirements.hpp"
+#include "gopa/protocol/session.hpp"
 
 using namespace gopa::protocol;
 
@@ -455,4 +457,153 @@ TEST_CASE("hidden plan: σ_c is the trusted curator's noise plus slack, and the 
     CHECK(hidden_mu_bound(h, m, hp.sigma_c, hp.sigma_delta, 1.0) <= p.mu_target * (1 + 1e-12));
   }
   CHECK_FALSE(make_hidden_plan(p, 1).found);
+}
+
+// ---------------------------------------------------------------- session certificates
+
+namespace {
+
+SessionParams session(std::uint32_t n, std::uint32_t d, std::uint32_t k, double sigma_eta, double sigma_delta,
+                      std::uint8_t nonce = 1) {
+  SessionParams p = SessionParams::defaults(n, d);
+  p.neighbors = k;
+  p.sigma_eta = sigma_eta;
+  p.sigma_delta = sigma_delta;
+  p.nonce[0] = nonce;
+  REQUIRE_FALSE(p.validate().has_value());
+  return p;
+}
+
+// The private plan `gopa run` makes: σ for the whole vector (sensitivity M·√d), k with the union
+// bound within δ/10, the accountant's share of δ what is left.
+SessionParams planned_session(std::uint32_t n, std::uint32_t d, double rho, std::uint32_t trials = 60) {
+  const std::uint32_t bad = malicious_count(n, rho);
+  PlanRequest req;
+  req.parties = n;
+  req.honest_fraction = rho;
+  req.delta = 0.9e-5;
+  req.sensitivity = std::sqrt(static_cast<double>(d));
+  req.trials = trials;
+  req.k_min = 1;
+  while (disconnect_probability_bound(n, bad, req.k_min) > 1e-6) ++req.k_min;
+  const Plan plan = make_plan(req);
+  REQUIRE(plan.found);
+  return session(n, d, plan.k, plan.sigma_eta, plan.sigma_delta);
+}
+
+}  // namespace
+
+TEST_CASE("certificate: tiny noise is refused with the certified ε against the required one", "[privacy][requirement]") {
+  // The coordinator's weak parameters: σ_η = σ_Δ = 0.0001 at n = 50, k = 13 (the union bound on
+  // a disconnected honest subgraph is 3e-7 there, so ε is what fails).
+  const SessionParams weak = session(50, 1, 13, 1e-4, 1e-4);
+  Certificate c;
+  const auto why = check_requirement(weak, PrivacyRequirement{}, &c);
+  REQUIRE(why.has_value());
+  INFO(*why);
+  CHECK(why->find("required 1") != std::string::npos);
+  CHECK(why->find("honest fraction 0.5") != std::string::npos);
+  CHECK(c.malicious == 25);
+  CHECK(c.epsilon > 1.0);
+  // A planned session meets the default requirement (ε = 1, δ = 1e-5, ρ = 0.5) ...
+  const SessionParams good = planned_session(200, 1, 0.5);
+  Certificate g;
+  const auto ok = check_requirement(good, PrivacyRequirement{}, &g);
+  INFO((ok ? *ok : std::string("accepted")));
+  CHECK_FALSE(ok.has_value());
+  CHECK(g.certified);
+  CHECK(g.epsilon <= 1.0);
+  CHECK(g.trials == kCertifyTrials);
+  // ... but not a stricter one, and not one that assumes more colluders than planned for.
+  PrivacyRequirement strict;
+  strict.epsilon = 0.5;
+  CHECK(check_requirement(good, strict).has_value());
+  PrivacyRequirement more_colluders;
+  more_colluders.honest_fraction = 0.2;
+  CHECK(check_requirement(good, more_colluders).has_value());
+  // Every reader reaches the same verdict: the graphs are seeded by the session id.
+  const Certificate again = certify_session(good, 0.5, 1e-5);
+  CHECK(again.seed == g.seed);
+  CHECK(again.epsilon == g.epsilon);
+  SessionParams other = good;
+  other.nonce[0] ^= 0xff;
+  CHECK(certify_session(other, 0.5, 1e-5).seed != g.seed);
+  // A bad requirement is named.
+  PrivacyRequirement bad;
+  bad.delta = 0;
+  CHECK(check_requirement(good, bad)->find("delta") != std::string::npos);
+}
+
+TEST_CASE("certificate: vectors are certified for the whole vector (L2 sensitivity M·√d, replace-one)",
+          "[privacy][requirement]") {
+  const SessionParams one = session(300, 1, 16, 0.3, 30.0, 3);
+  SessionParams four = one;
+  four.dim = 4;
+  four.input_max = std::uint64_t{3} << 16;  // M = 3
+  const Certificate c1 = certify_session(one, 0.5, 1e-5);
+  const Certificate c4 = certify_session(four, 0.5, 1e-5);
+  REQUIRE(c1.certified);
+  REQUIRE(c4.certified);
+  CHECK(c1.sensitivity == 1.0);
+  CHECK(c4.sensitivity == Approx(6.0));  // 3 · √4
+  CHECK(c4.coordinate_sensitivity == 3.0);
+  CHECK(c4.epsilon_per_coordinate < c4.epsilon);
+  CHECK(c4.epsilon_per_coordinate == Approx(epsilon_for(c4.worst_mu / 2.0, c4.delta_accountant)));
+  CHECK(c4.epsilon > c1.epsilon);
+  // The vector guarantee needs √d times the noise of one coordinate: σ scaled by 6 gives back
+  // (up to the different sampled graphs) the d = 1 guarantee.
+  SessionParams scaled = four;
+  scaled.sigma_eta *= 6.0;
+  scaled.sigma_delta *= 6.0;
+  CHECK(certify_session(scaled, 0.5, 1e-5).epsilon == Approx(c1.epsilon).epsilon(0.1));
+}
+
+TEST_CASE("certificate: graph failure and committee capture are part of δ", "[privacy][requirement]") {
+  // Graph failure: the union bound on P(honest subgraph disconnected) is taken from δ.
+  const SessionParams p = session(1000, 1, 16, 0.2, 20.0, 5);
+  const Certificate c = certify_session(p, 0.5, 1e-5);
+  CHECK(c.graph_failure == disconnect_probability_bound(1000, 500, 16));
+  CHECK(c.graph_failure > 0.0);
+  CHECK(c.delta_accountant == Approx(1e-5 - c.graph_failure));
+  CHECK(c.delta == 1e-5);
+  // At k = 1 the bound leaves nothing of δ: nothing is certified, and the reason says so.
+  const Certificate k1 = certify_session(session(20, 1, 1, 1.0, 50.0), 0.5, 1e-5);
+  CHECK_FALSE(k1.certified);
+  CHECK(k1.why.find("disconnected") != std::string::npos);
+  CHECK(std::isinf(k1.epsilon));
+  // Hidden noise: P(all c members collude) is taken from δ too. At n = 200, ρ = 0.5, c = 5 it is
+  // 0.03, far above δ = 1e-5: not certified.
+  SessionParams h = session(200, 1, 14, 4.0, 60.0, 7);
+  h.noise = NoiseMode::hidden;
+  h.committee = 5;
+  h.paillier_bits = 2048;
+  REQUIRE_FALSE(h.validate().has_value());
+  const Certificate c5 = certify_session(h, 0.5, 1e-5);
+  CHECK(c5.committee_captured == Approx(committee_capture_probability(200, 100, 5)));
+  CHECK(c5.committee_captured > 0.029);
+  CHECK_FALSE(c5.certified);
+  CHECK(c5.why.find("committee") != std::string::npos);
+  h.committee = 20;
+  const Certificate c20 = certify_session(h, 0.5, 1e-5);
+  CHECK(c20.committee_captured < 1e-6);
+  CHECK(c20.delta_accountant == Approx(1e-5 - c20.graph_failure - c20.committee_captured));
+  CHECK(c20.certified);
+  // Without colluders nobody can capture it.
+  CHECK(certify_session(h, 1.0, 1e-5).committee_captured == 0.0);
+}
+
+TEST_CASE("certificate at n = 10,000: the plan table's parameters at the k that fits graph failure",
+          "[privacy][requirement]") {
+  // docs/privacy.md §6 (ρ = 0.5, ε = 1): σ_η = 0.0554, σ_Δ = 13.7, planned at k = 17; the union
+  // bound within δ/10 needs k = 19 (§9), where the same σ is certified.
+  const std::uint32_t k = 19;
+  CHECK(disconnect_probability_bound(10000, 5000, k) <= 1e-6);
+  CHECK(disconnect_probability_bound(10000, 5000, k - 1) > 1e-6);
+  const Certificate c = certify_session(session(10000, 1, k, 0.0554, 13.7, 9), 0.5, 1e-5);
+  REQUIRE(c.certified);
+  CHECK(c.epsilon <= 1.0);
+  CHECK(c.disconnected == 0);
+  CHECK(c.delta_accountant == Approx(1e-5 - c.graph_failure));
+  // A quarter of the pairwise noise is not enough.
+  CHECK(certify_session(session(10000, 1, k, 0.0554, 13.7 / 4, 9), 0.5, 1e-5).epsilon > 1.0);
 }

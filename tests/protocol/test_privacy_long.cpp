@@ -8,6 +8,7 @@
 #include "gopa/protocol/accountant.hpp"
 #include "gopa/protocol/graph.hpp"
 #include "gopa/protocol/planner.hpp"
+#include "gopa/protocol/requirements.hpp"
 
 using namespace gopa::protocol;
 
@@ -50,4 +51,24 @@ TEST_CASE("a plan holds under the full accountant on fresh graphs", "[privacy][l
     ++checked;
   }
   CHECK(checked >= 3);
+}
+
+TEST_CASE("a session certificate's screened ε is the full accountant's on its own graphs", "[privacy][long]") {
+  // The certificate checks the 4 screened weakest honest parties of each of its graphs; the full
+  // accountant (every honest party) on the same graphs finds no larger μ.
+  SessionParams p = SessionParams::defaults(2000, 1);
+  p.neighbors = 17;
+  p.sigma_eta = 0.124;
+  p.sigma_delta = 19.6;
+  p.nonce[0] = 42;
+  REQUIRE_FALSE(p.validate().has_value());
+  const Certificate c = certify_session(p, 0.5, 1e-5);
+  REQUIRE(c.certified);
+  for (std::uint32_t t = 0; t < 8; ++t) {
+    Prng rng(trial_seed(c.seed, t));
+    const Graph g = sample_k_out(p.parties, p.neighbors, rng);
+    const HonestSubgraph h = HonestSubgraph::build(g, random_corruption(p.parties, c.malicious, rng));
+    const auto rep = Accountant(h, p.sigma_eta, p.sigma_delta).report(c.sensitivity, c.delta_accountant, 2);
+    CHECK(rep.mu_max <= c.worst_mu * (1 + 1e-6));
+  }
 }

@@ -242,6 +242,9 @@ TEST_CASE("A roster longer than one board entry: the setup spans several entries
       po.index = u;
       po.keys = keys[u];
       po.input = {u == 0 ? 10.0 : 30.0};
+      // These parameters (σ_η = 0.01 for inputs in [0, 100]) certify ε ≈ 10^4 only: the parties
+      // say they accept it, assuming no colluders.
+      po.requirement = {1e5, 1e-5, 1.0};
       po.poll_ms = 10;
       outcomes[u] = run_party(po, *board);
     });
@@ -302,6 +305,7 @@ TEST_CASE("A party refuses an input outside the session's domain [0, M] before i
       po.index = u;
       po.keys = keys[u];
       po.input = {u == 2 ? 60000.0 : 0.5};
+      po.requirement = {1e5, 1e-5, 1.0};  // σ_η = 0.01 certifies ε ≈ 10^3 here
       po.poll_ms = 10;
       outcomes[u] = run_party(po, *board);
     });
@@ -322,6 +326,78 @@ TEST_CASE("A party refuses an input outside the session's domain [0, M] before i
   REQUIRE(coordinated->ok());
   CHECK(coordinated->value().counted == std::vector<std::uint32_t>{0, 1});
   CHECK(coordinated->value().excluded.count(2) == 1);
+}
+
+TEST_CASE("A party refuses parameters that do not meet its privacy requirement before it posts anything",
+          "[protocol][run][requirement]") {
+  // σ_η = 0.1 for inputs in [0, 1] among 3 parties certifies ε ≈ 40 only. Parties 0 and 1 accept
+  // that (ε ≤ 1000, no colluders); party 2 asks for ε ≤ 1 and refuses at once, saying why, and
+  // posts nothing; the others finish without it.
+  const std::uint32_t n = 3;
+  SessionParams p = config(n, 1, 10).params;
+  p.input_max = std::uint64_t{1} << 16;
+  p.neighbors = 2;
+  p.sigma_eta = 0.1;
+  p.sigma_delta = 20.0;
+  p.round_timeout_ms = 3'000;
+  std::vector<PartyKeys> keys(n);
+  std::vector<RosterEntry> roster;
+  for (std::uint32_t u = 0; u < n; ++u) {
+    keys[u].sign_seed[0] = static_cast<std::uint8_t>(u + 11);
+    keys[u].box_seed[0] = static_cast<std::uint8_t>(u + 11);
+    keys[u].box_seed[31] = 3;
+    roster.push_back(keys[u].public_entry());
+  }
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  CoordinatorOptions co;
+  co.params = p;
+  co.roster = roster;
+  co.sign_seed[0] = 0xc2;
+  co.poll_ms = 10;
+  std::optional<bulletin::Result<RunReport>> coordinated;
+  std::vector<std::optional<bulletin::Result<PartyOutcome>>> outcomes(n);
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { coordinated = run_coordinator(co, *board); });
+  for (std::uint32_t u = 0; u < n; ++u) {
+    threads.emplace_back([&, u] {
+      PartyOptions po;
+      po.index = u;
+      po.keys = keys[u];
+      po.input = {0.5};
+      po.requirement = u == 2 ? PrivacyRequirement{1.0, 1e-5, 1.0} : PrivacyRequirement{1e3, 1e-5, 1.0};
+      po.poll_ms = 10;
+      outcomes[u] = run_party(po, *board);
+    });
+  }
+  for (auto& t : threads) t.join();
+  REQUIRE(outcomes[2].has_value());
+  REQUIRE_FALSE(outcomes[2]->ok());
+  CHECK(outcomes[2]->error().code == bulletin::Errc::invalid_argument);
+  const std::string why = outcomes[2]->error().message;
+  INFO(why);
+  CHECK(why.find("certified epsilon = ") != std::string::npos);
+  CHECK(why.find("> required 1 ") != std::string::npos);
+  CHECK(why.find("sigma_eta = 0.1") != std::string::npos);
+  const Certificate c = certify_session(p, 1.0, 1e-5);
+  CHECK(c.certified);
+  CHECK(c.epsilon > 1.0);
+  CHECK(c.epsilon <= 1e3);
+  // Nothing on the board is signed by party 2.
+  const auto entries = board->read(0, board->size());
+  REQUIRE(entries.ok());
+  for (const auto& bytes : entries.value()) {
+    const auto e = bulletin::decode_entry(bytes);
+    REQUIRE(e.ok());
+    CHECK_FALSE(e.value().sender == roster[2].sign_key);
+  }
+  for (std::uint32_t u : {0u, 1u}) {
+    REQUIRE(outcomes[u].has_value());
+    REQUIRE(outcomes[u]->ok());
+    CHECK(outcomes[u]->value().counted_me);
+  }
+  REQUIRE(coordinated.has_value());
+  REQUIRE(coordinated->ok());
+  CHECK(coordinated->value().counted == std::vector<std::uint32_t>{0, 1});
 }
 
 TEST_CASE("An incomplete or tampered roster is no session", "[protocol][run][roster]") {

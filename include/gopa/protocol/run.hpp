@@ -38,6 +38,7 @@
 #include "gopa/bulletin/audit.hpp"
 #include "gopa/bulletin/board.hpp"
 #include "gopa/protocol/messages.hpp"
+#include "gopa/protocol/requirements.hpp"
 #include "gopa/protocol/session.hpp"
 
 namespace gopa::protocol {
@@ -121,6 +122,11 @@ struct PartyOptions {
   std::uint32_t index = 0;
   PartyKeys keys;
   std::vector<double> input;  // d real values in [0, 2^(input_bits − frac_bits))
+  // Checked against the posted parameters before anything is posted (requirements.hpp): a
+  // session that does not meet it is refused with Errc::invalid_argument naming the quantity.
+  PrivacyRequirement requirement;
+  // Called with the certificate once the parameters meet the requirement (before the first post).
+  std::function<void(const Certificate&)> accepted;
   std::uint32_t poll_ms = 50;
   std::function<void(const std::string&)> log;  // one line per round
   // TEST ONLY: a malicious party. Called with every entry the honest party is about to post

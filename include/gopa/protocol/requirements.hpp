@@ -1,0 +1,88 @@
+// gopa/protocol/requirements.hpp — what a session's posted parameters certify, and the privacy
+// requirement a party checks them against before it posts anything that depends on its secrets.
+//
+//   PrivacyRequirement need;                       // ε = 1, δ = 1e-5, honest fraction 0.5
+//   Certificate c = certify_session(params, need.honest_fraction, need.delta);
+//   if (auto why = check_requirement(params, need)) { /* refuse: *why names the quantity */ }
+//
+// The guarantee (docs/privacy.md §9). Neighbouring inputs differ in one party's whole input
+// vector (replace-one: x_u ∈ [0, M]^d replaced by x'_u ∈ [0, M]^d, n fixed), so the L2
+// sensitivity is M·√d. Against any coalition of n_C = ⌊(1 − ρ)n⌋ colluders fixed before the
+// graph is drawn (the graph comes from joint randomness revealed after the roster is fixed):
+//
+//     (ε, δ)-DP with δ = δ_acc + P(G^H disconnected) + P(committee captured),
+//
+// where P(G^H disconnected) is the union bound of planner.hpp (a proof, not an estimate),
+// P(committee captured) = C(n_C, c)/C(n, c) for hidden noise (0 for private noise), and ε is the
+// largest ε at δ_acc that the exact accountant finds over `trials` k-out graphs sampled with a
+// seed taken from the session id, each with a uniformly random colluder set (private noise: the
+// screened weakest honest parties, as in `gopa plan`; hidden noise: the distance bound to a
+// random honest member). The ε is therefore certified on those sampled graphs (every reader
+// samples the same ones and reaches the same verdict), not on every graph.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "gopa/protocol/session.hpp"
+
+namespace gopa::protocol {
+
+// The neighbouring relation every number here uses.
+inline constexpr const char* kNeighbouring = "replace-one";
+
+// Graphs sampled by certify_session by default (each with a random colluder set).
+inline constexpr std::uint32_t kCertifyTrials = 32;
+
+// What a party demands of a session before it contributes.
+struct PrivacyRequirement {
+  double epsilon = 1.0;           // largest ε accepted
+  double delta = 1e-5;            // largest total δ accepted (graph failure and committee included)
+  double honest_fraction = 0.5;   // ρ the party assumes: at most ⌊(1 − ρ)n⌋ parties collude
+
+  // nullopt when valid, otherwise the bad field and why.
+  [[nodiscard]] std::optional<std::string> validate() const;
+};
+
+struct Certificate {
+  bool certified = false;          // false: no finite ε at this δ (why says which quantity)
+  std::string why;
+  // The parameters it is about.
+  std::uint32_t parties = 0, dim = 1, k = 0;
+  double honest_fraction = 1.0;
+  std::uint32_t malicious = 0;     // n_C
+  double sigma_eta = 0.0, sigma_delta = 0.0;
+  bool hidden = false;
+  std::uint32_t committee = 0;
+  double coordinate_sensitivity = 0.0;  // M (real units)
+  double sensitivity = 0.0;             // M·√d: L2, whole vector, replace-one
+  // δ and its parts.
+  double delta = 0.0;                   // total δ stated
+  double graph_failure = 0.0;           // union bound on P(G^H disconnected)
+  double committee_captured = 0.0;      // P(every committee member colludes)
+  double delta_accountant = 0.0;        // δ − graph_failure − committee_captured
+  // The accountant over sampled graphs.
+  std::uint32_t trials = 0;
+  std::uint64_t seed = 0;               // first 8 bytes of the session id, little-endian
+  std::uint32_t disconnected = 0;       // sampled graphs whose honest subgraph was disconnected
+  double worst_mu = 0.0;                // largest μ over the trials (certified upper bounds)
+  double epsilon = 0.0;                 // ε at delta_accountant for worst_mu (+∞ if not certified)
+  double epsilon_per_coordinate = 0.0;  // the same for one coordinate (sensitivity M)
+};
+
+// Certifies the session's parameters for colluders making up 1 − honest_fraction of the parties
+// and a total δ. Deterministic in the parameters (the trials are seeded by the session id).
+// Throws std::invalid_argument on an honest fraction outside (0, 1] or δ outside (0, 1).
+[[nodiscard]] Certificate certify_session(const SessionParams& p, double honest_fraction, double delta,
+                                          std::uint32_t trials = kCertifyTrials);
+
+// nullopt when the session meets the requirement; otherwise a sentence naming the quantity, the
+// certified value and the required one. `out` (optional) receives the certificate.
+[[nodiscard]] std::optional<std::string> check_requirement(const SessionParams& p, const PrivacyRequirement& need,
+                                                           Certificate* out = nullptr);
+
+// P(all c committee members collude) for c drawn without replacement from n with n_C colluders.
+[[nodiscard]] double committee_capture_probability(std::uint32_t n, std::uint32_t malicious, std::uint32_t c);
+
+}  // namespace gopa::protocol
