@@ -16,6 +16,7 @@
 
 #include "commands.hpp"
 #include "gopa/bulletin/http.hpp"
+#include "gopa/protocol/adversary.hpp"
 #include "gopa/protocol/run.hpp"
 #include "session_args.hpp"
 
@@ -195,6 +196,7 @@ struct PartyArgs {
   std::uint32_t id = 0;
   gp::PrivacyRequirement requirement;
   bool json_out = false;
+  std::optional<std::uint64_t> adversary;  // test only: a randomized malicious party
 };
 
 int run_party_cmd(const PartyArgs& a) {
@@ -222,7 +224,17 @@ int run_party_cmd(const PartyArgs& a) {
   o.log = stderr_log("party " + std::to_string(a.id));
   std::optional<gp::Certificate> accepted;
   o.accepted = [&accepted](const gp::Certificate& c) { accepted = c; };
+  std::shared_ptr<gp::RandomAdversary> adv;
+  if (a.adversary) {
+    adv = std::make_shared<gp::RandomAdversary>(*a.adversary);
+    o.deviate = [adv](const bb::Entry& e) { return (*adv)(e); };
+  }
   auto r = gp::run_party(o, *board);
+  if (adv) {
+    // After its run: what it kept back and a few of its entries again, under random rounds.
+    std::uint64_t seq = std::uint64_t{1} << 40;
+    for (auto& e : adv->leftovers(4)) (void)board->append(gp::sign_as(o.keys, std::move(e), seq++));
+  }
   sodium_memzero(o.keys.sign_seed.data(), o.keys.sign_seed.size());
   sodium_memzero(o.keys.box_seed.data(), o.keys.box_seed.size());
   if (!r) {
@@ -296,6 +308,9 @@ void add_party_commands(CLI::App& app, Context& ctx) {
   party->add_option("--honest-fraction", p->requirement.honest_fraction,
                     "... against ⌊(1 − ρ)n⌋ colluders: the honest fraction ρ this party assumes (default 0.5)");
   party->add_flag("--json", p->json_out, "machine-readable output");
+  // Test only, hidden from --help: this process plays a randomized malicious party
+  // (gopa/protocol/adversary.hpp) among honest ones.
+  party->add_option("--adversary", p->adversary, "TEST ONLY: deviate at random from this seed")->group("");
   party->callback([&ctx, p] { ctx.run = [p] { return guarded("party", [&] { return run_party_cmd(*p); }); }; });
 }
 

@@ -275,6 +275,67 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
   }
 }
 
+TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never gets an honest one excluded or named",
+          "[cli][party][adversary]") {
+  // gopa board serve, gopa coordinate, five honest gopa party processes and one run with the
+  // test-only --adversary SEED (withholds, relabels, duplicates, keeps back, replays and retypes
+  // its signed entries, and posts more after the result); two seeds.
+  for (int seed : {3, 8}) {
+    INFO("adversary seed " << seed);
+    TempDir d;
+    std::string g = "'";
+    g += GOPA_BINARY;
+    g += "'";
+    for (int i = 0; i < 6; ++i) REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
+    const int bad = seed % 6;
+    {
+      std::ofstream sh(d.path / "adv.sh");
+      sh << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub k5.json.pub > roster.jsonl\n"
+         << g << " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
+         << "SERVER=$!\n"
+         << "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
+         << "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
+         << "URL=$(sed -n 's/^serving //p' serve.out)\n"
+         << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+         << "PIDS=\"\"\n"
+         << "for i in 0 1 2 3 4 5; do\n"
+         << "  EXTRA=\"\"; [ $i = " << bad << " ] && EXTRA=\"--adversary " << seed << "\"\n"
+         << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input $((i + 1)) --json"
+         << " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 $EXTRA > party$i.json 2> party$i.err &\n"
+         << "  PIDS=\"$PIDS $!\"\n"
+         << "done\n"
+         << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 6 --input-max 10"
+         << " --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --sampler clt --sampler-precision 8"
+         << " --round-timeout-ms 5000 --json > coordinator.json 2> coordinator.err || true\n"
+         << "for p in $PIDS; do wait $p || true; done\n"
+         << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json || true\n";
+    }
+    const std::string cmd = "cd '" + d.path.string() + "' && bash adv.sh";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
+    const auto ja = nlohmann::json::parse(std::ifstream(d.path / "audit.json"));
+    for (int i = 0; i < 6; ++i) {
+      if (i == bad) continue;
+      INFO("honest party " << i);
+      const std::string key = std::to_string(i);
+      CHECK_FALSE(jc.at("excluded").contains(key));
+      CHECK_FALSE(jc.at("named").contains(key));
+      CHECK_FALSE(ja.at("misbehaving").contains(key));
+      const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + key + ".json")));  // NOLINT
+      CHECK(jp.at("counted_me") == true);
+      CHECK(jp.at("estimate") == jc.at("estimate"));
+    }
+    CHECK(ja.at("estimate") == jc.at("estimate"));
+    for (const auto& c : ja.at("checks")) {
+      const std::string name = c.at("check");
+      if (name == "released result matches the recomputation" || name == "excluded parties' pairwise terms removed") {
+        CHECK(c.at("status") == "PASS");
+      }
+    }
+  }
+}
+
 TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is refused", "[cli][run][privacy]") {
   TempDir d;
   // k = 1: a disconnected honest subgraph is far too likely for δ; refused, nothing written.

@@ -14,6 +14,7 @@
 
 #include "gopa/bulletin/board.hpp"
 #include "gopa/bulletin/entry.hpp"
+#include "gopa/protocol/adversary.hpp"
 #include "gopa/protocol/run.hpp"
 
 using namespace gopa;
@@ -141,67 +142,6 @@ Bytes sign_late(const Setup& s, std::uint32_t u, Entry e, std::uint64_t& seq) {
   return bulletin::sign_entry(e, bulletin::SigningKey::from_seed(s.keys[u].sign_seed));
 }
 
-// A randomized malicious party: for every planned entry it picks one behaviour; entries it keeps
-// back are posted at later calls or after the result.
-struct RandomAdversary {
-  DeterministicRng rng;
-  std::vector<Entry> kept, sent;
-  explicit RandomAdversary(std::uint64_t seed) : rng(seed) {}
-
-  std::vector<Entry> operator()(const Entry& planned) {
-    std::vector<Entry> out;
-    if (!kept.empty() && rng.uniform(3) == 0) {  // something kept back, now (late or early)
-      out.push_back(kept.back());
-      kept.pop_back();
-    }
-    Entry e = planned;
-    // Round markers mostly as planned: a withheld marker only makes the coordinator wait for the
-    // round's timeout.
-    const bool marker = planned.type == MessageType::round_cosignature;
-    switch (marker && rng.uniform(8) != 0 ? 9 : rng.uniform(10)) {
-      case 0: break;                                   // withheld
-      case 1: kept.push_back(e); break;                // kept back
-      case 2:                                          // relabelled to any round
-        e.round = static_cast<std::uint32_t>(rng.uniform(22));
-        out.push_back(e);
-        break;
-      case 3:                                          // posted twice
-        out.push_back(e);
-        out.push_back(e);
-        break;
-      case 4:                                          // replayed from another session, and posted
-        e.session_id[0] ^= 0x5a;
-        out.push_back(e);
-        out.push_back(planned);
-        break;
-      case 5:                                          // another type, same payload and round
-        e.type = static_cast<MessageType>(1 + rng.uniform(14));
-        out.push_back(e);
-        if (rng.uniform(2) == 0) out.push_back(planned);
-        break;
-      case 6:                                          // an earlier entry again, under this round
-        if (!sent.empty()) {
-          Entry old = sent[rng.uniform(sent.size())];
-          old.round = planned.round;
-          out.push_back(old);
-        }
-        out.push_back(planned);
-        break;
-      case 7:                                          // garbage payload, then the real one
-        e.payload.resize(rng.uniform(64));
-        rng.fill(e.payload);
-        out.push_back(e);
-        out.push_back(planned);
-        break;
-      default:
-        out.push_back(planned);
-        break;
-    }
-    for (const auto& x : out) sent.push_back(x);
-    return out;
-  }
-};
-
 int runs() {
   const char* v = std::getenv("GOPA_ADVERSARY_RUNS");
   return v != nullptr && std::atoi(v) > 0 ? std::atoi(v) : 6;
@@ -281,16 +221,11 @@ TEST_CASE("A randomized malicious party never gets an honest party excluded or n
     DYNAMIC_SECTION("seed " << seed) {
       const Setup s = make_setup(6, seed);
       const std::uint32_t bad = static_cast<std::uint32_t>(seed % 6);
-      RandomAdversary adv(seed);
+      auto adv = std::make_shared<RandomAdversary>(seed);
       std::uint64_t seq = 0;
-      const Outcome o = run(s, {{bad, std::ref(adv)}}, [&](bulletin::Board& board) {
+      const Outcome o = run(s, {{bad, [adv](const Entry& e) { return (*adv)(e); }}}, [&](bulletin::Board& board) {
         // Whatever it kept back, and a few of its entries again under random rounds.
-        for (const Entry& e : adv.kept) (void)board.append(sign_late(s, bad, e, seq));
-        for (std::size_t k = 0; k < 4 && !adv.sent.empty(); ++k) {
-          Entry e = adv.sent[adv.rng.uniform(adv.sent.size())];
-          e.round = static_cast<std::uint32_t>(adv.rng.uniform(22));
-          (void)board.append(sign_late(s, bad, e, seq));
-        }
+        for (const Entry& e : adv->leftovers(4)) (void)board.append(sign_late(s, bad, e, seq));
       });
       check_promises(s, {bad}, o);
     }
