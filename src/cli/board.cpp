@@ -41,6 +41,14 @@ std::string default_state_path(const std::string& db) {
   return "gopa-board-" + bb::to_hex(std::span(h).first(8)) + ".state";
 }
 
+// The log's signing key: DB.key next to a SQLite file; for PostgreSQL a file named after the URL
+// (every server of the database needs a copy of the one key file).
+std::string default_key_path(const std::string& db) {
+  if (!is_postgres(db)) return db + ".key";
+  const bb::Hash h = bb::sha256(db);
+  return "gopa-board-" + bb::to_hex(std::span(h).first(8)) + ".key";
+}
+
 struct ServeArgs {
   std::string db;
   std::string listen = "127.0.0.1:8080";
@@ -48,6 +56,7 @@ struct ServeArgs {
   std::string state;
   std::string tls_cert;
   std::string tls_key;
+  std::string key_file;
   int threads = 96;
 };
 
@@ -78,6 +87,7 @@ int run_serve(const ServeArgs& a) {
   bb::LocalBoardOptions opt;
   opt.origin = a.origin;
   opt.state_path = a.state.empty() ? default_state_path(a.db) : a.state;
+  opt.key_path = a.key_file.empty() ? default_key_path(a.db) : a.key_file;
   auto board = bb::LocalBoard::open(std::move(store).value(), opt);
   if (!board) {
     std::fprintf(stderr, "gopa board serve: refusing to start: %s: %s\n", bb::errc_name(board.error().code),
@@ -106,7 +116,7 @@ int run_serve(const ServeArgs& a) {
   return kExitOk;
 }
 
-int run_key(const std::string& db, const std::string& origin) {
+int run_key(const std::string& db, const std::string& origin, const std::string& key_file) {
   auto store = bb::open_store(db, {});
   if (!store) {
     std::fprintf(stderr, "gopa board key: %s\n", store.error().message.c_str());
@@ -114,6 +124,7 @@ int run_key(const std::string& db, const std::string& origin) {
   }
   bb::LocalBoardOptions opt;
   opt.origin = origin;
+  opt.key_path = key_file.empty() ? default_key_path(db) : key_file;
   auto board = bb::LocalBoard::open(std::move(store).value(), opt);
   if (!board) {
     std::fprintf(stderr, "gopa board key: %s: %s\n", bb::errc_name(board.error().code), board.error().message.c_str());
@@ -167,15 +178,21 @@ void add_board_commands(CLI::App& app, Context& ctx) {
   serve->add_option("--state", serve_args->state, "file holding the last published checkpoint (default DB.state)");
   serve->add_option("--tls-cert", serve_args->tls_cert, "PEM certificate: serve HTTPS");
   serve->add_option("--tls-key", serve_args->tls_key, "PEM private key for --tls-cert");
+  serve->add_option("--key-file", serve_args->key_file,
+                    "the log's signing key (mode 0600; default DB.key; created with a new board)");
   serve->add_option("--threads", serve_args->threads, "connections served at once (default 96)");
   serve->callback([&ctx, serve_args] { ctx.run = [serve_args] { return run_serve(*serve_args); }; });
 
   auto key_db = std::make_shared<std::string>();
   auto key_origin = std::make_shared<std::string>();
+  auto key_file = std::make_shared<std::string>();
   auto* key = board->add_subcommand("key", "Print the board's verifier key (C2SP vkey); creates the board if new");
   key->add_option("--db", *key_db, "SQLite file path or postgresql:// URL")->required();
   key->add_option("--origin", *key_origin, "checkpoint origin / key name for a new board");
-  key->callback([&ctx, key_db, key_origin] { ctx.run = [key_db, key_origin] { return run_key(*key_db, *key_origin); }; });
+  key->add_option("--key-file", *key_file, "the log's signing key (default DB.key)");
+  key->callback([&ctx, key_db, key_origin, key_file] {
+    ctx.run = [key_db, key_origin, key_file] { return run_key(*key_db, *key_origin, *key_file); };
+  });
 
   auto check_args = std::make_shared<CheckArgs>();
   auto* check = board->add_subcommand("check", "Audit a board: signatures, entries, Merkle root, consistency");

@@ -237,6 +237,7 @@ TEST_CASE("service: a forked view (two checkpoints of one size) is caught with e
   }
   // The operator keeps two databases with the same key and serves different histories.
   std::filesystem::copy_file(db_a, dir.file("b.db"));
+  std::filesystem::copy_file(db_a + ".key", dir.file("b.db.key"));
   Served a = serve(open_store(db_a).value());
   Served b = serve(open_store(dir.file("b.db")).value());
   REQUIRE(a.board->vkey() == b.board->vkey());
@@ -288,21 +289,17 @@ TEST_CASE("service: a forked view (two checkpoints of one size) is caught with e
   CHECK_FALSE(r2.fork->proof.empty());
 }
 
-TEST_CASE("service: blobs are stored by hash", "[bulletin][http]") {
+TEST_CASE("service: blobs are stored by hash once an entry refers to them", "[bulletin][http]") {
   Served s = serve(make_memory_store());
   httplib::Client raw(s.server->url());
   const std::string blob(kMaxInlinePayload + 10, 'b');
-  auto put = raw.Post("/blob", blob, "application/octet-stream");
-  REQUIRE(put);
-  REQUIRE(put->status == 200);
+  // Nobody refers to it yet: refused, nothing stored.
+  auto early = raw.Post("/blob", blob, "application/octet-stream");
+  REQUIRE(early);
+  CHECK(early->status == 404);
   const std::string hex = to_hex(sha256(blob));
-  CHECK(put->body == hex + "\n");
-  auto got = raw.Get(("/blob/" + hex).c_str());
-  REQUIRE(got);
-  CHECK(got->status == 200);
-  CHECK(got->body == blob);
-  CHECK(raw.Get(("/blob/" + std::string(64, '0')).c_str())->status == 404);
-  // An entry referencing the blob.
+  CHECK(raw.Get(("/blob/" + hex).c_str())->status == 404);
+  // The signed entry referencing the blob, then the blob.
   Party p(12);
   Entry e;
   e.type = MessageType::proof;
@@ -310,6 +307,15 @@ TEST_CASE("service: blobs are stored by hash", "[bulletin][http]") {
   e.payload = blob_reference(as_bytes(blob));
   const Bytes wire = sign_entry(e, p.key());
   CHECK(s.board->append(wire).ok());
+  auto put = raw.Post("/blob", blob, "application/octet-stream");
+  REQUIRE(put);
+  REQUIRE(put->status == 200);
+  CHECK(put->body == hex + "\n");
+  auto got = raw.Get(("/blob/" + hex).c_str());
+  REQUIRE(got);
+  CHECK(got->status == 200);
+  CHECK(got->body == blob);
+  CHECK(raw.Get(("/blob/" + std::string(64, '0')).c_str())->status == 404);
 }
 
 TEST_CASE("service: HTTPS with a pinned CA", "[bulletin][http][tls]") {
