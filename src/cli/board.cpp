@@ -1,6 +1,7 @@
 // `gopa board serve|key|check` — the bulletin-board service and its audit (DESIGN.md §7, §8).
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -58,6 +59,8 @@ struct ServeArgs {
   std::string tls_key;
   std::string key_file;
   int threads = 96;
+  std::size_t max_connections = 1024;
+  std::size_t max_per_client = 64;
 };
 
 int run_serve(const ServeArgs& a) {
@@ -72,12 +75,34 @@ int run_serve(const ServeArgs& a) {
     std::fprintf(stderr, "gopa board serve: bad port in --listen %s\n", a.listen.c_str());
     return kExitUsage;
   }
+  if (a.threads < 1 || a.threads > bb::kMaxServerThreads) {
+    std::fprintf(stderr, "gopa board serve: --threads must be between 1 and %d\n", bb::kMaxServerThreads);
+    return kExitUsage;
+  }
+  if (a.max_connections == 0 || a.max_per_client == 0) {
+    std::fprintf(stderr, "gopa board serve: --max-connections and --max-per-client must be at least 1\n");
+    return kExitUsage;
+  }
   // Block SIGINT/SIGTERM in every thread; this one waits for them and shuts down cleanly.
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+  // The port first: a server that cannot listen leaves no database, key or state file behind.
+  auto listener = bb::bind_listener(host, static_cast<int>(*port));
+  if (!listener) {
+    std::fprintf(stderr, "gopa board serve: %s\n", listener.error().message.c_str());
+    return exit_for(listener.error());
+  }
+  struct CloseUnlessAdopted {
+    int fd;
+    bool adopted = false;
+    ~CloseUnlessAdopted() {
+      if (!adopted) ::close(fd);
+    }
+  } listen_fd{listener.value()};
 
   auto store = bb::open_store(a.db, {});
   if (!store) {
@@ -100,6 +125,10 @@ int run_serve(const ServeArgs& a) {
   so.tls_cert = a.tls_cert;
   so.tls_key = a.tls_key;
   so.threads = a.threads;
+  so.max_connections = a.max_connections;
+  so.max_per_client = a.max_per_client;
+  so.listen_fd = listen_fd.fd;
+  listen_fd.adopted = true;
   bb::BoardServer server(*board.value(), so);
   auto bound = server.start();
   if (!bound) {
@@ -180,7 +209,11 @@ void add_board_commands(CLI::App& app, Context& ctx) {
   serve->add_option("--tls-key", serve_args->tls_key, "PEM private key for --tls-cert");
   serve->add_option("--key-file", serve_args->key_file,
                     "the log's signing key (mode 0600; default DB.key; created with a new board)");
-  serve->add_option("--threads", serve_args->threads, "connections served at once (default 96)");
+  serve->add_option("--threads", serve_args->threads, "requests handled at once, 1..4096 (default 96)");
+  serve->add_option("--max-connections", serve_args->max_connections,
+                    "connections open at once; beyond, the longest-waiting one is closed (default 1024)");
+  serve->add_option("--max-per-client", serve_args->max_per_client,
+                    "connections open at once per client address (default 64)");
   serve->callback([&ctx, serve_args] { ctx.run = [serve_args] { return run_serve(*serve_args); }; });
 
   auto key_db = std::make_shared<std::string>();

@@ -3,8 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <set>
 #include <thread>
 
@@ -346,4 +351,206 @@ TEST_CASE("service: HTTPS with a pinned CA", "[bulletin][http][tls]") {
   auto r = client.value()->append(p.next("over TLS"));
   if (!r) FAIL(r.error().message);
   CHECK(r.value().index == 0);
+}
+
+namespace {
+
+int connect_raw(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
+void send_raw(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return;  // the server may close first; the caller checks what it answered
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// Reads until the peer closes or `ms` pass.
+std::string read_until_close(int fd, int ms) {
+  std::string out;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// True when the server has closed `fd` (end of stream or reset), without waiting.
+bool closed_by_server(int fd) {
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) return false;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0) return true;
+    if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
+  }
+}
+
+struct RawServer {
+  std::unique_ptr<LocalBoard> board;
+  std::unique_ptr<BoardServer> server;
+  int port = 0;
+  explicit RawServer(ServerOptions so, int entries = 0) {
+    auto b = LocalBoard::open(make_memory_store(), {});
+    REQUIRE(b.ok());
+    board = std::move(b).value();
+    Party p(20);
+    for (int i = 0; i < entries; ++i) REQUIRE(board->append(p.next(std::string(900, 'e') + label("#", static_cast<std::uint64_t>(i)))).ok());
+    server = std::make_unique<BoardServer>(*board, so);
+    auto bound = server->start();
+    REQUIRE(bound.ok());
+    port = bound.value();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("service: slow, idle and non-reading clients leave the read API answering", "[bulletin][http][slow]") {
+  // 40 slow connections against 8 workers (5x): idle, a header byte at a time, a body byte at a
+  // time, and pipelined tile reads whose answers are never read.
+  ServerOptions so;
+  so.threads = 8;
+  so.header_timeout_ms = 1500;
+  so.body_timeout_ms = 1000;
+  so.body_min_rate = 1 << 20;
+  so.write_timeout_ms = 1500;
+  RawServer rs(so, 300);
+  std::vector<int> idle, header_trickle, body_trickle, unread;
+  for (int i = 0; i < 10; ++i) idle.push_back(connect_raw(rs.port));
+  for (int i = 0; i < 10; ++i) {
+    header_trickle.push_back(connect_raw(rs.port));
+    send_raw(header_trickle.back(), "GET /checkpoint HTTP/1.1\r\nHost: x\r\n");
+  }
+  for (int i = 0; i < 10; ++i) {
+    body_trickle.push_back(connect_raw(rs.port));
+    send_raw(body_trickle.back(), "POST /blob HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nb");
+  }
+  std::string pipelined;
+  for (int i = 0; i < 40; ++i) pipelined += "GET /tile/entries/000 HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < 10; ++i) {
+    unread.push_back(connect_raw(rs.port));
+    send_raw(unread.back(), pipelined);
+  }
+  std::atomic<bool> stop{false};
+  std::thread trickler([&] {
+    while (!stop.load()) {
+      for (int fd : header_trickle) send_raw(fd, "X");
+      for (int fd : body_trickle) send_raw(fd, "b");
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    }
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  int answered = 0;
+  const std::string url = rs.server->url();
+  for (int i = 0; i < 20; ++i) {
+    httplib::Client c(url);
+    c.set_connection_timeout(2, 0);
+    c.set_read_timeout(2, 0);
+    auto cp = c.Get("/checkpoint");
+    auto tile = c.Get("/tile/0/000");
+    if (cp && cp->status == 200 && tile && tile->status == 200 && tile->body.size() == 256 * 32) ++answered;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(answered == 20);
+  auto appended = HttpBoard::connect({rs.server->url(), rs.board->vkey(), "", "", 5});
+  REQUIRE(appended.ok());
+  CHECK(appended.value()->append(Party(21).next("still appending")).ok());
+  // Header and body deadlines hold however steadily the bytes trickle in.
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(3500)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  stop = true;
+  trickler.join();
+  int closed = 0;
+  for (const auto* group : {&idle, &header_trickle, &body_trickle}) {
+    for (int fd : *group) closed += closed_by_server(fd) ? 1 : 0;
+  }
+  CHECK(closed == 30);
+  for (const auto* group : {&idle, &header_trickle, &body_trickle, &unread}) {
+    for (int fd : *group) ::close(fd);
+  }
+}
+
+TEST_CASE("service: connections per client address and in total are bounded", "[bulletin][http][slow]") {
+  ServerOptions so;
+  so.threads = 4;
+  so.max_per_client = 16;
+  so.max_connections = 24;
+  RawServer rs(so);
+  std::vector<int> fds;
+  for (int i = 0; i < 30; ++i) fds.push_back(connect_raw(rs.port));
+  // A new client is served: the longest-waiting connections gave way.
+  httplib::Client c(rs.server->url());
+  c.set_read_timeout(2, 0);
+  auto cp = c.Get("/checkpoint");
+  REQUIRE(cp);
+  CHECK(cp->status == 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int open = 0;
+  for (int fd : fds) open += closed_by_server(fd) ? 0 : 1;
+  CHECK(open <= 16);
+  CHECK(open >= 14);
+  for (int fd : fds) ::close(fd);
+}
+
+TEST_CASE("service: pipelined requests get one answer each, in order", "[bulletin][http]") {
+  RawServer rs(ServerOptions{}, 3);
+  const int fd = connect_raw(rs.port);
+  send_raw(fd,
+           "GET /key HTTP/1.1\r\nHost: x\r\n\r\n"
+           "GET /checkpoint HTTP/1.1\r\nHost: x\r\n\r\n"
+           "GET /no/such/thing HTTP/1.1\r\nHost: x\r\n\r\n"
+           "GET /key HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string got = read_until_close(fd, 5000);
+  ::close(fd);
+  std::vector<std::string> statuses;
+  for (std::size_t at = got.find("HTTP/1.1 "); at != std::string::npos; at = got.find("HTTP/1.1 ", at + 1)) {
+    statuses.push_back(got.substr(at + 9, 3));
+  }
+  CHECK(statuses == std::vector<std::string>{"200", "200", "404", "200"});
+  CHECK(got.find(rs.board->vkey() + "\n") != std::string::npos);
+}
+
+TEST_CASE("service: one limit on request header bytes and fields", "[bulletin][http][abuse]") {
+  RawServer rs(ServerOptions{});
+  auto status_of = [&](const std::string& request) {
+    const int fd = connect_raw(rs.port);
+    std::thread writer([&] { send_raw(fd, request); });
+    const std::string got = read_until_close(fd, 5000);
+    writer.join();
+    ::close(fd);
+    return got.size() >= 12 ? got.substr(9, 3) : std::string("none");
+  };
+  const std::string start = "GET /key HTTP/1.1\r\nHost: x\r\n";
+  const std::string end = "Connection: close\r\n\r\n";
+  std::string many;
+  for (int i = 0; i < 20'000; ++i) many += "X-A: b\r\n";
+  std::string under;
+  for (int i = 0; i < 90; ++i) under += "X-A: b\r\n";
+  CHECK(status_of(start + "X-Big: " + std::string(100'000, 'a') + "\r\n" + end) == "431");
+  CHECK(status_of(start + many + end) == "431");
+  std::string fields_over;
+  for (int i = 0; i < 101; ++i) fields_over += "X-A: b\r\n";
+  CHECK(status_of(start + fields_over + end) == "431");
+  CHECK(status_of(start + under + end) == "200");
+  CHECK(status_of(start + "X-Big: " + std::string(20'000, 'a') + "\r\n" + end) == "200");
+  // A body over its route's limit is refused before it is read.
+  CHECK(status_of("POST /add HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n" + end) == "413");
 }
