@@ -239,7 +239,8 @@ Result<std::unique_ptr<LocalBoard>> LocalBoard::open(std::unique_ptr<Store> stor
     schema = store->get_meta("schema_version");
     if (!schema) return schema.error();
   }
-  if (*schema.value() != std::to_string(kSchemaVersion)) {
+  const bool version1 = *schema.value() == "1";
+  if (!version1 && *schema.value() != std::to_string(kSchemaVersion)) {
     return make_error(Errc::unknown_type, "database schema version " + *schema.value() + " is not " +
                                               std::to_string(kSchemaVersion));
   }
@@ -268,6 +269,10 @@ Result<std::unique_ptr<LocalBoard>> LocalBoard::open(std::unique_ptr<Store> stor
   } else {
     return make_error(Errc::corrupted, "database has no log key");
   }
+  if (!options.read_only && version1) {
+    // Version 1 kept only the seed: the public key joins it before the seed may move out.
+    if (Status st = store->init_meta({{"public_key", to_hex(pub)}}); !st) return st.error();
+  }
   if (options.read_only) {
     key.reset();
   } else if (!key_path.empty()) {
@@ -283,7 +288,6 @@ Result<std::unique_ptr<LocalBoard>> LocalBoard::open(std::unique_ptr<Store> stor
       } else {
         return existing.error();
       }
-      if (Status st = store->init_meta({{"public_key", to_hex(pub)}}); !st) return st.error();
       if (Status st = store->erase_meta("signing_seed"); !st) return st.error();
     } else {
       auto k = read_key_file(key_path);
@@ -295,6 +299,9 @@ Result<std::unique_ptr<LocalBoard>> LocalBoard::open(std::unique_ptr<Store> stor
     }
   } else if (!key) {
     return make_error(Errc::invalid_argument, "the database holds the public key only: name the key file");
+  }
+  if (!options.read_only && version1) {
+    if (Status st = store->set_meta("schema_version", std::to_string(kSchemaVersion)); !st) return st.error();
   }
   std::optional<NoteSigner> signer;
   if (key) signer.emplace(*origin.value(), std::move(*key));

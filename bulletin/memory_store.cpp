@@ -25,6 +25,11 @@ class MemoryStore final : public Store {
     for (const auto& [k, v] : kv) meta_.emplace(k, v);
     return {};
   }
+  Status set_meta(const std::string& key, const std::string& value) override {
+    std::lock_guard lk(mu_);
+    meta_[key] = value;
+    return {};
+  }
   Status erase_meta(const std::string& key) override {
     std::lock_guard lk(mu_);
     meta_.erase(key);

@@ -168,6 +168,14 @@ class PostgresStore final : public Store {
     return exec("COMMIT");
   }
 
+  Status set_meta(const std::string& key, const std::string& value) override {
+    Params p;
+    p.text(key).text(value);
+    auto r = query("INSERT INTO meta(key, value) VALUES($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", p);
+    if (!r) return r.error();
+    return {};
+  }
+
   Status erase_meta(const std::string& key) override {
     Params p;
     p.text(key);

@@ -167,6 +167,18 @@ class SqliteStore final : public Store {
     return commit();
   }
 
+  Status set_meta(const std::string& key, const std::string& value) override {
+    Stmt up;
+    int rc = up.prepare(db_, "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    if (rc != SQLITE_OK) return fail(rc, "writing meta");
+    up.bind(1, key);
+    up.bind(2, value);
+    rc = sqlite3_step(up.get());
+    up.reset();
+    if (rc != SQLITE_DONE) return fail(rc, "writing meta");
+    return {};
+  }
+
   Status erase_meta(const std::string& key) override {
     // secure_delete overwrites the freed cells; the checkpoint copies the pages into the database
     // file and truncates the WAL, so no earlier page version holding the value remains in it.

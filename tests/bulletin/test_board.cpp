@@ -405,6 +405,12 @@ TEST_CASE("board: a database that holds its key gives it to a key file on first 
   REQUIRE(moved.ok());
   CHECK(moved.value().public_key() == legacy.public_key());
   CHECK(gopa::test::read_file(db).find(seed_hex) == std::string::npos);
+  {
+    auto store = open_store(db, {});
+    REQUIRE(store.ok());
+    CHECK(store.value()->get_meta("schema_version").value() == std::optional<std::string>("2"));
+    CHECK_FALSE(store.value()->get_meta("signing_seed").value().has_value());
+  }
   if (std::filesystem::exists(db + "-wal")) CHECK(gopa::test::read_file(db + "-wal").find(seed_hex) == std::string::npos);
   CHECK(open_sqlite(db, dir.file("old.state"))->vkey() == expected);
   CHECK(audit_board(db, {}).exit_code() == 0);

@@ -24,7 +24,9 @@
 
 namespace gopa::bulletin {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: meta holds the log's public key, and its signing key only where the board has no key file.
+// A version 1 database (the key in meta) is upgraded on its first writable open.
+inline constexpr int kSchemaVersion = 2;
 // Message prefix of the Errc::io error append_batch returns when another server appended first.
 inline constexpr std::string_view kLogMoved = "log moved";
 
@@ -75,6 +77,8 @@ class Store {
   [[nodiscard]] virtual Result<std::optional<std::string>> get_meta(const std::string& key) = 0;
   // Inserts the pairs whose key is absent, in one transaction.
   [[nodiscard]] virtual Status init_meta(const std::vector<std::pair<std::string, std::string>>& kv) = 0;
+  // Inserts or replaces one pair.
+  [[nodiscard]] virtual Status set_meta(const std::string& key, const std::string& value) = 0;
 
   [[nodiscard]] virtual Result<std::uint64_t> size() = 0;
   [[nodiscard]] virtual Result<std::vector<StoredRow>> read_rows(std::uint64_t begin, std::uint64_t end) = 0;
