@@ -437,6 +437,10 @@ Status LocalBoard::refresh_shared() {
       return make_error(Errc::corrupted, "shared database checkpoint does not match its entries");
     }
     latest_ = *latest.value();
+    {
+      std::lock_guard cl(cos_mu_);
+      cos_size_ = UINT64_MAX;  // other servers may hold cosignatures of the adopted checkpoint
+    }
     return publish(latest_);
   }
   return make_error(Errc::io, "shared log kept moving while catching up; retry");
@@ -610,6 +614,7 @@ void LocalBoard::process_batch(std::vector<Request*>& batch, int attempt) {
     std::unique_lock lk(tree_mu_);
     for (std::size_t i = 0; i < pending.size(); ++i) index_entry(accepted[i]->entry, pending[i].leaf, first + i);
     latest_ = sealed;
+    if (!store_->shared()) cache_cosignatures(sealed.size, {});  // a new checkpoint: none yet
     if (!pub) {
       for (Request* r : batch) r->done.set_value(pub.error());
       return;
@@ -673,7 +678,16 @@ Status LocalBoard::add_cosignature(std::uint64_t size, const std::string& vkey, 
   std::string line = format_signature_line(sig);
   line.pop_back();
   std::lock_guard lk(store_mu_);
-  return store_->add_cosignature(CosignatureRecord{size, vkey, line});
+  if (Status st = store_->add_cosignature(CosignatureRecord{size, vkey, line}); !st) return st;
+  std::lock_guard cl(cos_mu_);
+  cos_size_ = UINT64_MAX;  // re-read in the store's order
+  return {};
+}
+
+void LocalBoard::cache_cosignatures(std::uint64_t size, std::vector<std::string> lines) {
+  std::lock_guard cl(cos_mu_);
+  cos_size_ = size;
+  cos_lines_ = std::move(lines);
 }
 
 Result<std::string> LocalBoard::cosigned_checkpoint() {
@@ -684,14 +698,23 @@ Result<std::string> LocalBoard::cosigned_checkpoint() {
     note = latest_.note;
     size = latest_.size;
   }
-  std::vector<CosignatureRecord> cos;
+  {
+    std::lock_guard cl(cos_mu_);
+    if (cos_size_ == size) {
+      for (const auto& line : cos_lines_) note += line + "\n";
+      return note;
+    }
+  }
+  std::vector<std::string> lines;
   {
     std::lock_guard lk(store_mu_);
     auto r = store_->cosignatures(size);
     if (!r) return r.error();
-    cos = std::move(r).value();
+    for (auto& c : r.value()) lines.push_back(std::move(c.line));
+    // Under the store lock: an add_cosignature cannot slip between the read and the fill.
+    cache_cosignatures(size, lines);
   }
-  for (const auto& c : cos) note += c.line + "\n";
+  for (const auto& line : lines) note += line + "\n";
   return note;
 }
 

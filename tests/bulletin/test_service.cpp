@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -553,4 +554,43 @@ TEST_CASE("service: one limit on request header bytes and fields", "[bulletin][h
   CHECK(status_of(start + "X-Big: " + std::string(20'000, 'a') + "\r\n" + end) == "200");
   // A body over its route's limit is refused before it is read.
   CHECK(status_of("POST /add HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n" + end) == "413");
+}
+
+TEST_CASE("service: appends waiting on storage leave workers for the read API", "[bulletin][http][slow]") {
+  // Storage that stalls (a slow fsync, a locked database): the first group's acknowledgement
+  // waits until released, and every append waits behind it.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> first{true};
+  LocalBoardOptions opt;
+  opt.after_commit = [&](std::uint64_t) {
+    if (first.exchange(false)) released.wait();
+  };
+  auto b = LocalBoard::open(make_memory_store(), opt);
+  REQUIRE(b.ok());
+  ServerOptions so;
+  so.threads = 4;
+  BoardServer server(*b.value(), so);
+  REQUIRE(server.start().ok());
+  std::vector<std::thread> appenders;
+  std::atomic<int> acked{0};
+  for (int i = 0; i < 6; ++i) {
+    appenders.emplace_back([&, i] {
+      httplib::Client c(server.url());
+      c.set_read_timeout(20, 0);
+      const Bytes e = Party(static_cast<std::uint8_t>(30 + i)).next("waits");
+      auto r = c.Post("/add", std::string(e.begin(), e.end()), "application/octet-stream");
+      if (r && r->status == 200) ++acked;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  httplib::Client reader(server.url());
+  reader.set_read_timeout(2, 0);
+  auto cp = reader.Get("/checkpoint");
+  auto key = reader.Get("/key");
+  CHECK((cp && cp->status == 200));
+  CHECK((key && key->status == 200));
+  release.set_value();
+  for (auto& t : appenders) t.join();
+  CHECK(acked == 6);
 }

@@ -156,6 +156,13 @@ class LocalBoard final : public Board {
   std::unordered_map<Hash, std::uint64_t, HashHasher> blob_refs_;  // blob hash → length, from entries
   StoredCheckpoint latest_;
 
+  // Cosignature lines of the checkpoint of size cos_size_, so GET /checkpoint does not wait for
+  // the store while a group commits. A server of a shared store re-reads them after catching up.
+  std::mutex cos_mu_;
+  std::uint64_t cos_size_ = UINT64_MAX;
+  std::vector<std::string> cos_lines_;
+  void cache_cosignatures(std::uint64_t size, std::vector<std::string> lines);
+
   std::mutex store_mu_;  // one user of the store connection at a time
   std::mutex queue_mu_;
   std::condition_variable queue_cv_;
