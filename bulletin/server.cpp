@@ -10,6 +10,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -386,6 +387,8 @@ struct BoardServer::Impl {
   std::unordered_map<std::string, std::size_t> per_peer;
   std::uint64_t next_id = 2;
   std::size_t body_in_use = 0;
+  bool accept_paused = false;
+  Clock::time_point resume_accepting_at{};
 
   // Workers and the event thread.
   std::mutex q_mu;
@@ -403,6 +406,12 @@ struct BoardServer::Impl {
     wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (epoll_fd < 0 || wake_fd < 0) return make_error(Errc::io, "cannot create the event loop");
     set_nonblocking(listen_fd);
+    // Connections must fit the descriptor limit, with room for the database and the loop.
+    rlimit lim{};
+    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+      const std::size_t room = lim.rlim_cur > 96 ? static_cast<std::size_t>(lim.rlim_cur) - 64 : 32;
+      opt.max_connections = std::min(opt.max_connections, room);
+    }
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.u64 = kListenTag;
@@ -516,7 +525,15 @@ struct BoardServer::Impl {
       sockaddr_storage addr{};
       socklen_t len = sizeof addr;
       const int fd = ::accept4(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-      if (fd < 0) return;  // EAGAIN, or out of descriptors: retried on the next event
+      if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE) {
+          // Out of descriptors: a waiting connection gives way; if none can, accepting pauses
+          // (the listening socket would otherwise wake the loop without end).
+          if (evict(nullptr)) continue;
+          pause_accepting();
+        }
+        return;
+      }
       char host[INET6_ADDRSTRLEN] = "?";
       if (addr.ss_family == AF_INET) {
         ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&addr)->sin_addr, host, sizeof host);
@@ -567,6 +584,20 @@ struct BoardServer::Impl {
     }
   }
 
+  void pause_accepting() {
+    if (accept_paused) return;
+    (void)::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, listen_fd, nullptr);
+    accept_paused = true;
+    resume_accepting_at = Clock::now() + std::chrono::milliseconds(100);
+  }
+
+  void resume_accepting() {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.u64 = kListenTag;
+    if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, listen_fd, &ev) == 0) accept_paused = false;
+  }
+
   bool evict(const std::string* peer) {
     Conn* victim = nullptr;
     for (auto& [id, c] : conns) {
@@ -601,6 +632,7 @@ struct BoardServer::Impl {
   }
 
   void sweep(Clock::time_point now) {
+    if (accept_paused && now >= resume_accepting_at) resume_accepting();
     std::vector<std::uint64_t> expired;
     for (auto& [id, c] : conns) {
       if (c->out_off < c->out.size()) {
