@@ -336,6 +336,7 @@ struct BoardServer::Impl {
     bool first_request = true;
     bool request_started = false;
     bool keep_alive = true;
+    bool peer_eof = false;    // the client shut its sending side: answer what it sent, then close
     bool want_read = false;   // TLS: the last operation needs the socket readable
     bool want_write = false;  // TLS: the last operation needs the socket writable
     std::uint32_t events = 0;
@@ -688,7 +689,7 @@ struct BoardServer::Impl {
   void update_interest(Conn& c) {
     if (c.dead) return;
     const bool pending_out = c.out_off < c.out.size();
-    const bool reading = !c.answer_pending && c.state != State::dispatched;
+    const bool reading = !c.answer_pending && c.state != State::dispatched && !c.peer_eof;
     std::uint32_t ev = 0;
     if (reading || c.want_read) ev |= EPOLLIN;
     if (pending_out || c.want_write) ev |= EPOLLOUT;
@@ -767,7 +768,7 @@ struct BoardServer::Impl {
       if (c.dead || c.answer_pending || c.state == State::dispatched || c.state == State::linger) return;
       const std::size_t limit = read_limit(c);
       bool blocked = false;
-      while (c.in.size() < limit) {
+      while (!c.peer_eof && c.in.size() < limit) {
         char buf[16384];
         const ssize_t n = read_some(c, buf, std::min(sizeof buf, limit - c.in.size()));
         if (n > 0) {
@@ -781,14 +782,21 @@ struct BoardServer::Impl {
         } else if (n == -1) {
           blocked = true;
           break;
+        } else if (n == 0) {
+          c.peer_eof = true;
         } else {
-          c.dead = true;  // end of stream or error: nothing is left to answer to
+          c.dead = true;
           return;
         }
       }
       const State before = c.state;
       const std::size_t had = c.in.size();
       parse(c);
+      if (c.peer_eof) {
+        // Nothing more will come: once no complete request is left to answer, close.
+        if (!c.dead && !c.answer_pending && c.state != State::dispatched && c.state != State::linger) c.dead = true;
+        return;
+      }
       if (blocked) return;
       // Limit reached: go on only if parsing consumed input or moved on.
       if (c.state == before && c.in.size() == had) return;

@@ -527,6 +527,14 @@ TEST_CASE("service: pipelined requests get one answer each, in order", "[bulleti
   }
   CHECK(statuses == std::vector<std::string>{"200", "200", "404", "200"});
   CHECK(got.find(rs.board->vkey() + "\n") != std::string::npos);
+  // A client that shuts its sending side after its requests still gets every answer.
+  const int half = connect_raw(rs.port);
+  send_raw(half, "GET /key HTTP/1.1\r\nHost: x\r\n\r\nGET /checkpoint HTTP/1.1\r\nHost: x\r\n\r\n");
+  ::shutdown(half, SHUT_WR);
+  const std::string both = read_until_close(half, 5000);
+  ::close(half);
+  CHECK(both.find("HTTP/1.1 200") != std::string::npos);
+  CHECK(both.find("HTTP/1.1 200", both.find("HTTP/1.1 200") + 1) != std::string::npos);
 }
 
 TEST_CASE("service: one limit on request header bytes and fields", "[bulletin][http][abuse]") {
