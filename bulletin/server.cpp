@@ -343,6 +343,7 @@ struct BoardServer::Impl {
     HttpRequest req;
     std::size_t body_len = 0;
     std::size_t reserved = 0;  // bytes of body_budget held by the current request
+    std::size_t charged = 0;   // bytes of answer_budget held by the answer in `out`
     Clock::time_point deadline{};
     Clock::time_point last_progress{};
   };
@@ -388,6 +389,7 @@ struct BoardServer::Impl {
   std::unordered_map<std::string, std::size_t> per_peer;
   std::uint64_t next_id = 2;
   std::size_t body_in_use = 0;
+  std::size_t answers_in_use = 0;
   bool accept_paused = false;
   Clock::time_point resume_accepting_at{};
 
@@ -626,6 +628,7 @@ struct BoardServer::Impl {
     if (it == conns.end() || !it->second->dead) return;
     Conn& c = *it->second;
     body_in_use -= c.reserved;  // a dispatched request's share is returned by finish_done
+    answers_in_use -= c.charged;
     (void)::epoll_ctl(epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
     release(c);
     if (auto p = per_peer.find(c.peer); p != per_peer.end() && --p->second == 0) per_peer.erase(p);
@@ -728,6 +731,8 @@ struct BoardServer::Impl {
     }
     c.out.clear();
     c.out_off = 0;
+    answers_in_use -= c.charged;
+    c.charged = 0;
     if (!c.answer_pending) return;
     // The answer is out: the next request may be read (and may already be buffered).
     c.answer_pending = false;
@@ -811,6 +816,8 @@ struct BoardServer::Impl {
     if (!keep_alive) out += "Connection: close\r\n";
     out += "\r\n";
     if (!head) out += res.body;
+    c.charged += out.size();
+    answers_in_use += out.size();
     c.out += out;
     c.answer_pending = true;
     c.close_after = !keep_alive;
@@ -974,6 +981,10 @@ struct BoardServer::Impl {
       if (it == conns.end()) continue;
       Conn& c = *it->second;
       c.req = HttpRequest{};
+      // Answers waiting for slow readers are bounded: a large one beyond the budget is refused.
+      if (!d.head && d.res.body.size() > kMaxSmallBody && answers_in_use + d.res.body.size() > opt.answer_budget) {
+        d.res = error_response(503, Errc::io, "too many answers waiting to be read; retry");
+      }
       answer(c, d.res, d.head, d.keep_alive && !stopping.load());
       update_interest(c);
       reap(d.conn);

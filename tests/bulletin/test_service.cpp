@@ -602,3 +602,25 @@ TEST_CASE("service: appends waiting on storage leave workers for the read API", 
   for (auto& t : appenders) t.join();
   CHECK(acked == 6);
 }
+
+TEST_CASE("service: answers waiting to be read are bounded in bytes", "[bulletin][http][slow]") {
+  ServerOptions tight;
+  tight.answer_budget = 0;
+  RawServer none(tight, 300);
+  httplib::Client c(none.server->url());
+  auto bundle = c.Get("/tile/entries/000");
+  REQUIRE(bundle);
+  CHECK(bundle->status == 503);
+  CHECK(c.Get("/checkpoint")->status == 200);  // small answers always pass
+  // An answer written out returns its share: one bundle at a time fits again and again.
+  ServerOptions one;
+  one.answer_budget = 300 * 1024;
+  RawServer rs(one, 300);
+  httplib::Client d(rs.server->url());
+  for (int i = 0; i < 3; ++i) {
+    auto r = d.Get("/tile/entries/000");
+    REQUIRE(r);
+    CHECK(r->status == 200);
+    CHECK(r->body.size() > 200 * 1024);
+  }
+}

@@ -67,6 +67,7 @@ struct ServerOptions {
   int idle_timeout_ms = 30'000;            // keep-alive between requests
   int write_timeout_ms = 10'000;           // without progress writing an answer
   std::size_t body_budget = 256u << 20;    // bytes of request bodies buffered at once, all connections
+  std::size_t answer_budget = 256u << 20;  // bytes of answers not yet written; a larger one: 503
 };
 
 // Binds and listens on host:port (0: ephemeral); the socket is closed on exec. Binding before
