@@ -89,6 +89,22 @@ class PgServer {
     return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/postgres";
   }
   [[nodiscard]] std::string file(const std::string& name) const { return dir_.file(name); }
+  // Runs SQL through psql; returns its first output line.
+  std::string psql(const std::string& sql) {
+    const std::string out = dir_.file("psql.out");
+    const std::string cmd = bindir_ + "/psql -X -q -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p " + std::to_string(port_) +
+                            " -U postgres -d postgres -c \"" + sql + "\" > " + out + " 2>&1";
+    if (std::system(cmd.c_str()) != 0) FAIL("psql failed: " << sql);
+    std::FILE* in = std::fopen(out.c_str(), "r");
+    char buf[256] = {0};
+    if (in != nullptr) {
+      if (std::fgets(buf, sizeof buf, in) == nullptr) buf[0] = 0;
+      std::fclose(in);
+    }
+    std::string line(buf);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    return line;
+  }
 
  private:
   void run(const std::string& cmd) {
@@ -218,4 +234,17 @@ TEST_CASE("postgres: a server starts while another one appends", "[bulletin][pos
   const AuditReport r = audit_board(pg.url(), {});
   INFO(r.to_text());
   CHECK(r.exit_code() == 0);
+}
+
+TEST_CASE("postgres: another application's schema is not made into a board", "[bulletin][postgres]") {
+  PgServer pg;
+  (void)pg.psql("CREATE SCHEMA other; CREATE TABLE other.accounts(id BIGINT PRIMARY KEY)");
+  // The board's tables would go to the first schema of the search path: `other`.
+  const std::string url = pg.url() + "?options=-csearch_path%3Dother";
+  auto store = open_store(url, {});
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.error().code == Errc::invalid_argument);
+  CHECK(pg.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'other'") == "1");
+  // An empty schema becomes a board.
+  CHECK(open_store(pg.url(), {}).ok());
 }
