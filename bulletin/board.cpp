@@ -112,16 +112,18 @@ Result<SigningKey> key_from_seed_hex(std::string& seed_hex) {
 
 Status write_key_file(const std::string& path, const SigningKey& key) {
   auto seed = key.seed();
+  std::string hex = to_hex(seed);
   std::string text(kKeyFileTag);
-  text += to_hex(seed);
+  text += hex;
   text += "\n";
+  sodium_memzero(hex.data(), hex.size());
   sodium_memzero(seed.data(), seed.size());
-  const std::string tmp = path + ".tmp";
-  // O_EXCL: a stale temporary file from a crash is not reused (remove it by hand).
+  // A name of this process alone; O_EXCL | O_NOFOLLOW: never an existing file or a link.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(randombytes_random());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) {
     sodium_memzero(text.data(), text.size());
-    return make_error(Errc::io, "cannot create " + tmp + " (mode 0600, must not exist)");
+    return make_error(Errc::io, "cannot create " + tmp);
   }
   std::size_t off = 0;
   bool ok = ::fchmod(fd, 0600) == 0;
@@ -135,8 +137,9 @@ Status write_key_file(const std::string& path, const SigningKey& key) {
   ::close(fd);
   // link() fails if `path` exists: a key file is never replaced.
   if (ok && ::link(tmp.c_str(), path.c_str()) != 0) {
+    const bool exists = errno == EEXIST;
     ::unlink(tmp.c_str());
-    return make_error(Errc::io, "cannot create key file " + path + (errno == EEXIST ? ": it exists" : ""));
+    return make_error(Errc::io, "cannot create key file " + path + (exists ? ": it exists" : ""));
   }
   ::unlink(tmp.c_str());
   if (!ok) return make_error(Errc::io, "cannot write " + tmp);
