@@ -181,7 +181,8 @@ class PostgresStore final : public Store {
     p.text(key);
     auto r = query("DELETE FROM meta WHERE key = $1", p);
     if (!r) return r.error();
-    return {};
+    // The deleted row version stays in the table's pages until they are rewritten.
+    return exec("VACUUM FULL meta");
   }
 
   Result<std::uint64_t> size() override {

@@ -248,3 +248,37 @@ TEST_CASE("postgres: another application's schema is not made into a board", "[b
   // An empty schema becomes a board.
   CHECK(open_store(pg.url(), {}).ok());
 }
+
+TEST_CASE("postgres: the key moves from the database to a key file", "[bulletin][postgres][key]") {
+  PgServer pg;
+  std::string vkey;
+  {
+    auto board = open_pg(pg.url(), pg.file("a.state"));  // no key file: the key stays in meta
+    vkey = board->vkey();
+    REQUIRE(board->append(Party(70).next("before")).ok());
+  }
+  CHECK(pg.psql("SELECT count(*) FROM meta WHERE key = 'signing_seed'") == "1");
+  LocalBoardOptions opt;
+  opt.state_path = pg.file("a.state");
+  opt.key_path = pg.file("board.key");
+  {
+    auto store = open_store(pg.url(), {});
+    REQUIRE(store.ok());
+    auto board = LocalBoard::open(std::move(store).value(), opt);
+    if (!board) FAIL(board.error().message);
+    CHECK(board.value()->vkey() == vkey);
+    REQUIRE(board.value()->append(Party(71).next("after")).ok());
+  }
+  CHECK(pg.psql("SELECT count(*) FROM meta WHERE key = 'signing_seed'") == "0");
+  REQUIRE(read_key_file(opt.key_path).ok());
+  // From now on the key file is needed, and enough.
+  auto store = open_store(pg.url(), {});
+  REQUIRE(store.ok());
+  auto again = LocalBoard::open(std::move(store).value(), opt);
+  REQUIRE(again.ok());
+  CHECK(again.value()->vkey() == vkey);
+  again.value().reset();
+  auto keyless = LocalBoard::open(open_store(pg.url(), {}).value(), {"pg.test/board", pg.file("b.state"), 512, {}});
+  REQUIRE_FALSE(keyless.ok());
+  CHECK(audit_board(pg.url(), {}).exit_code() == 0);
+}
