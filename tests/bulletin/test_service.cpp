@@ -2,6 +2,7 @@
 // path, tlog-tiles paths, abuse (4xx, nothing stored), 64 concurrent appenders, fork detection.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -356,9 +357,16 @@ TEST_CASE("service: HTTPS with a pinned CA", "[bulletin][http][tls]") {
 
 namespace {
 
-int connect_raw(int port) {
+// A loopback connection; `from` picks the client address within 127.0.0.0/8.
+int connect_raw(int port, const char* from = nullptr) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   REQUIRE(fd >= 0);
+  if (from != nullptr) {
+    sockaddr_in src{};
+    src.sin_family = AF_INET;
+    REQUIRE(::inet_pton(AF_INET, from, &src.sin_addr) == 1);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) == 0);
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -508,7 +516,20 @@ TEST_CASE("service: connections per client address and in total are bounded", "[
   for (int fd : fds) open += closed_by_server(fd) ? 0 : 1;
   CHECK(open <= 16);
   CHECK(open >= 14);
+  // From a second address: that address has room, the total does not.
+  std::vector<int> more;
+  for (int i = 0; i < 16; ++i) more.push_back(connect_raw(rs.port, "127.0.0.2"));
+  auto cp2 = c.Get("/checkpoint");
+  REQUIRE(cp2);
+  CHECK(cp2->status == 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int open_total = 0;
+  for (int fd : fds) open_total += closed_by_server(fd) ? 0 : 1;
+  for (int fd : more) open_total += closed_by_server(fd) ? 0 : 1;
+  CHECK(open_total <= 24);
+  CHECK(open_total >= 21);
   for (int fd : fds) ::close(fd);
+  for (int fd : more) ::close(fd);
 }
 
 TEST_CASE("service: pipelined requests get one answer each, in order", "[bulletin][http]") {
