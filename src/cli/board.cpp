@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -104,15 +105,36 @@ int run_serve(const ServeArgs& a) {
     }
   } listen_fd{listener.value()};
 
+  bb::LocalBoardOptions opt;
+  opt.origin = a.origin;
+  opt.state_path = a.state.empty() ? default_state_path(a.db) : a.state;
+  opt.key_path = a.key_file.empty() ? default_key_path(a.db) : a.key_file;
+  // A new SQLite board that fails to start (a TLS file that does not load, say) is removed again
+  // with its key and state files; an existing database is never touched (its key may just have
+  // moved to the key file).
+  struct RemoveUnlessServing {
+    std::vector<std::string> paths;
+    bool serving = false;
+    ~RemoveUnlessServing() {
+      std::error_code ec;
+      if (!serving) {
+        for (const auto& p : paths) std::filesystem::remove(p, ec);
+      }
+    }
+  } created;
+  std::error_code ec;
+  if (!is_postgres(a.db) && !std::filesystem::exists(a.db, ec)) {
+    created.paths = {a.db, a.db + "-wal", a.db + "-shm", a.db + "-journal"};
+    for (const std::string& p : {opt.key_path, opt.state_path}) {
+      if (!std::filesystem::exists(p, ec)) created.paths.push_back(p);
+    }
+  }
+
   auto store = bb::open_store(a.db, {});
   if (!store) {
     std::fprintf(stderr, "gopa board serve: %s: %s\n", bb::errc_name(store.error().code), store.error().message.c_str());
     return exit_for(store.error());
   }
-  bb::LocalBoardOptions opt;
-  opt.origin = a.origin;
-  opt.state_path = a.state.empty() ? default_state_path(a.db) : a.state;
-  opt.key_path = a.key_file.empty() ? default_key_path(a.db) : a.key_file;
   auto board = bb::LocalBoard::open(std::move(store).value(), opt);
   if (!board) {
     std::fprintf(stderr, "gopa board serve: refusing to start: %s: %s\n", bb::errc_name(board.error().code),
@@ -133,8 +155,11 @@ int run_serve(const ServeArgs& a) {
   auto bound = server.start();
   if (!bound) {
     std::fprintf(stderr, "gopa board serve: %s\n", bound.error().message.c_str());
+    server.stop();
+    board.value().reset();  // closes the database before its files are removed
     return exit_for(bound.error());
   }
+  created.serving = true;
   std::printf("serving %s\nvkey %s\nentries %llu\n", server.url().c_str(), board.value()->vkey().c_str(),
               static_cast<unsigned long long>(board.value()->size()));
   std::fflush(stdout);

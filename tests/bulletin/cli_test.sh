@@ -62,6 +62,13 @@ server_pid=""
 [ $rc -eq 4 ] || fail "no server: exit $rc, expected 4"
 "$gopa" board serve --db "$dir/b.db" --listen nonsense > /dev/null 2>&1; rc=$?
 [ $rc -eq 3 ] || fail "bad --listen: exit $rc, expected 3"
+# A new board whose server cannot start (TLS files that do not load) is removed again.
+"$gopa" board serve --db "$dir/tls.db" --listen 127.0.0.1:0 --tls-cert "$dir/none.pem" --tls-key "$dir/none.pem" \
+  > /dev/null 2> "$dir/tls.err"; rc=$?
+[ $rc -eq 3 ] || fail "unloadable TLS files: exit $rc, expected 3"
+for f in tls.db tls.db-wal tls.db-shm tls.db.state tls.db.key; do
+  [ ! -e "$dir/$f" ] || fail "a failed start left $f behind"
+done
 # Thread counts outside 1..4096 are refused with a message, before anything is opened.
 for t in -1 0 5000; do
   "$gopa" board serve --db "$dir/t.db" --listen 127.0.0.1:0 --threads "$t" > /dev/null 2> "$dir/threads.err"; rc=$?
