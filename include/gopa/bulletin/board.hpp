@@ -1,9 +1,14 @@
 // gopa/bulletin/board.hpp — the board interface the protocol roles use, and the local board.
 //
 //   auto board = LocalBoard::open(make_memory_store(), {}).value();   // in-memory
-//   auto board = LocalBoard::open(open_store("b.db").value(), {.state_path = "b.db.state"});
+//   auto board = LocalBoard::open(open_store("b.db").value(), {.state_path = "b.db.state"});  // key: b.db.key
 //   Result<AppendReceipt> r = board->append(sign_entry(entry, party_key));
 //   // r.value().index, .proof (inclusion in r.value().checkpoint), .checkpoint (signed note)
+//   auto audit = LocalBoard::open(open_store("b.db", {.create = false, .read_only = true}).value(),
+//                                 {.read_only = true});                  // writes nothing, no key
+//
+// Security: the log's signing key lives in its own file (mode 0600), never in the database, so a
+// database can be handed to auditors.
 //
 // Roles never see sockets: LocalBoard (in process, over a Store) and HttpBoard (client.hpp) both
 // implement Board. LocalBoard runs one sequencer thread that commits concurrent appends in groups
