@@ -425,6 +425,11 @@ Status LocalBoard::load() {
 Status LocalBoard::refresh_shared() {
   // Caller holds store_mu_. Adopts the entries and checkpoint other servers committed; both are
   // committed in one transaction, but read here in two steps, so retry until they agree.
+  {
+    // Other servers may have stored cosignatures too: GET /checkpoint reads them again.
+    std::lock_guard cl(cos_mu_);
+    cos_size_ = UINT64_MAX;
+  }
   std::unique_lock lk(tree_mu_);
   for (int attempt = 0; attempt < 10; ++attempt) {
     auto latest = store_->latest_checkpoint();
@@ -440,10 +445,6 @@ Status LocalBoard::refresh_shared() {
       return make_error(Errc::corrupted, "shared database checkpoint does not match its entries");
     }
     latest_ = *latest.value();
-    {
-      std::lock_guard cl(cos_mu_);
-      cos_size_ = UINT64_MAX;  // other servers may hold cosignatures of the adopted checkpoint
-    }
     return publish(latest_);
   }
   return make_error(Errc::io, "shared log kept moving while catching up; retry");

@@ -282,3 +282,29 @@ TEST_CASE("postgres: the key moves from the database to a key file", "[bulletin]
   REQUIRE_FALSE(keyless.ok());
   CHECK(audit_board(pg.url(), {}).exit_code() == 0);
 }
+
+TEST_CASE("postgres: a cosignature stored through one server is served by the other", "[bulletin][postgres][note]") {
+  PgServer pg;
+  auto a = open_pg(pg.url(), pg.file("a.state"));
+  auto b = open_pg(pg.url(), pg.file("b.state"));
+  REQUIRE(a->append(Party(80).next("cosigned")).ok());
+  auto cp = open_checkpoint(a->checkpoint().value(), a->verifier());
+  REQUIRE(cp.ok());
+  // b catches up on its own (idle refresh), then takes the cosignature.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (b->size() < cp.value().size && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(b->size() == cp.value().size);
+  REQUIRE(a->cosigned_checkpoint().ok());  // a has cached its (empty) cosignature lines
+  std::array<std::uint8_t, 32> seed{};
+  seed.fill(8);
+  Cosigner witness("party.example/8", SigningKey::from_seed(seed));
+  REQUIRE(b->add_cosignature(cp.value().size, witness.vkey(), witness.cosign(checkpoint_body(cp.value()), 1700000000)).ok());
+  bool served = false;
+  while (!served && std::chrono::steady_clock::now() < until + std::chrono::seconds(2)) {
+    served = a->cosigned_checkpoint().value().find("— party.example/8 ") != std::string::npos;
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(served);
+}
