@@ -482,10 +482,14 @@ struct BoardServer::Impl {
       }
       wake();
       if (other) {
-        std::lock_guard lk(q_mu);
+        // This worker looks at the queues again itself; another one is woken only if a task it
+        // leaves behind could run now (waking every worker per request costs more than the work).
+        std::unique_lock lk(q_mu);
         --others_running;
+        const bool more = !others.empty() && others_running < others_limit && !reads.empty();
+        lk.unlock();
+        if (more) q_cv.notify_one();
       }
-      q_cv.notify_all();
     }
   }
 
@@ -966,7 +970,6 @@ struct BoardServer::Impl {
       (read ? reads : others).push_back(std::move(t));
     }
     q_cv.notify_one();
-    if (!read) q_cv.notify_all();
   }
 
   void finish_done() {
