@@ -224,8 +224,9 @@ Result<std::unique_ptr<LocalBoard>> LocalBoard::open(std::unique_ptr<Store> stor
     if (!key_path.empty()) {
       std::error_code ec;
       if (std::filesystem::exists(key_path, ec)) {
-        return make_error(Errc::invalid_argument, "key file " + key_path +
-                                                      " exists but the database holds no board; a key signs one log only");
+        return make_error(Errc::invalid_argument,
+                          "key file " + key_path + " exists but the database holds no board; a key signs one log only "
+                          "(remove the key file if no board signed with it was ever published)");
       }
       if (Status st = write_key_file(key_path, key); !st) return st.error();
     } else {
