@@ -248,20 +248,13 @@ void audit_local(const std::string& location, const AuditOptions& opt, AuditRepo
   }
   a.add("open database", CheckStatus::pass, store.value()->describe());
   Store& s = *store.value();
-  auto origin = s.get_meta("origin");
-  auto seed = s.get_meta("signing_seed");
-  if (!origin || !seed || !origin.value() || !seed.value()) {
-    a.add("log key", CheckStatus::fail, "database has no board key");
+  // The database's public key (or, for a database of an earlier version, the key it holds).
+  auto stored = stored_vkey(s);
+  if (!stored) {
+    a.add("log key", CheckStatus::fail, "database has no valid board key: " + stored.error().message);
     return;
   }
-  auto seed_bytes = from_hex(*seed.value());
-  if (!seed_bytes || seed_bytes->size() != 32 || !valid_key_name(*origin.value())) {
-    a.add("log key", CheckStatus::fail, "stored board key is malformed");
-    return;
-  }
-  const auto key = SigningKey::from_seed(std::span<const std::uint8_t, 32>(seed_bytes->data(), 32));
-  sodium_memzero(seed_bytes->data(), seed_bytes->size());
-  const std::string board_vkey = NoteVerifier::for_key(*origin.value(), key.public_key()).vkey();
+  const std::string board_vkey = stored.value();
   auto v = pinned_or(opt, board_vkey, a);
   if (!v) {
     a.add("log key", CheckStatus::fail, v.error().message);

@@ -3,7 +3,10 @@
 
 #include <fcntl.h>
 #include <sodium.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <chrono>
 #include <cstdio>
@@ -74,53 +77,244 @@ Result<std::optional<std::string>> read_small_file(const std::string& path, std:
   return std::optional<std::string>{ss.str()};
 }
 
-LocalBoard::LocalBoard(std::unique_ptr<Store> store, LocalBoardOptions options, NoteSigner signer)
+namespace {
+
+constexpr std::string_view kKeyFileTag = "gopa-board-key/v1 ";
+
+void fsync_parent(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+Result<PublicKey> public_key_from_hex(const std::string& hex) {
+  auto b = from_hex(hex);
+  if (!b || b->size() != 32) return make_error(Errc::corrupted, "stored public key is not 32 bytes of hex");
+  PublicKey k{};
+  std::copy(b->begin(), b->end(), k.begin());
+  return k;
+}
+
+Result<SigningKey> key_from_seed_hex(std::string& seed_hex) {
+  auto seed = from_hex(seed_hex);
+  sodium_memzero(seed_hex.data(), seed_hex.size());
+  if (!seed || seed->size() != 32) return make_error(Errc::corrupted, "signing seed is not 32 bytes of hex");
+  auto key = SigningKey::from_seed(std::span<const std::uint8_t, 32>(seed->data(), 32));
+  sodium_memzero(seed->data(), seed->size());
+  return key;
+}
+
+}  // namespace
+
+Status write_key_file(const std::string& path, const SigningKey& key) {
+  auto seed = key.seed();
+  std::string hex = to_hex(seed);
+  std::string text(kKeyFileTag);
+  text += hex;
+  text += "\n";
+  sodium_memzero(hex.data(), hex.size());
+  sodium_memzero(seed.data(), seed.size());
+  // A name of this process alone; O_EXCL | O_NOFOLLOW: never an existing file or a link.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(randombytes_random());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    sodium_memzero(text.data(), text.size());
+    return make_error(Errc::io, "cannot create " + tmp);
+  }
+  std::size_t off = 0;
+  bool ok = ::fchmod(fd, 0600) == 0;
+  while (ok && off < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n <= 0) ok = false;
+    else off += static_cast<std::size_t>(n);
+  }
+  sodium_memzero(text.data(), text.size());
+  ok = ok && ::fsync(fd) == 0;
+  ::close(fd);
+  // link() fails if `path` exists: a key file is never replaced.
+  if (ok && ::link(tmp.c_str(), path.c_str()) != 0) {
+    const bool exists = errno == EEXIST;
+    ::unlink(tmp.c_str());
+    return make_error(Errc::io, "cannot create key file " + path + (exists ? ": it exists" : ""));
+  }
+  ::unlink(tmp.c_str());
+  if (!ok) return make_error(Errc::io, "cannot write " + tmp);
+  fsync_parent(path);
+  return {};
+}
+
+Result<SigningKey> read_key_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) {
+    if (errno == ENOENT) return make_error(Errc::not_found, "the board's key file " + path + " does not exist");
+    return make_error(Errc::io, "cannot open key file " + path);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error(Errc::io, "key file " + path + " is not a regular file");
+  }
+  if ((st.st_mode & 077) != 0) {
+    ::close(fd);
+    return make_error(Errc::invalid_argument, "key file " + path + " is accessible by group or others (chmod 600 it)");
+  }
+  std::string text(kKeyFileTag.size() + 64 + 2, '\0');
+  const ssize_t n = ::read(fd, text.data(), text.size());
+  ::close(fd);
+  const bool well_formed = n == static_cast<ssize_t>(kKeyFileTag.size() + 65) &&
+                           std::string_view(text).starts_with(kKeyFileTag) &&
+                           text[static_cast<std::size_t>(n) - 1] == '\n';
+  if (!well_formed) {
+    sodium_memzero(text.data(), text.size());
+    return make_error(Errc::malformed, "key file " + path + " is not a gopa board key");
+  }
+  std::string hex = text.substr(kKeyFileTag.size(), 64);
+  sodium_memzero(text.data(), text.size());
+  auto key = key_from_seed_hex(hex);
+  if (!key) return make_error(Errc::malformed, "key file " + path + ": " + key.error().message);
+  return key;
+}
+
+Result<std::string> stored_vkey(Store& store) {
+  auto origin = store.get_meta("origin");
+  if (!origin) return origin.error();
+  if (!origin.value() || !valid_key_name(*origin.value())) return make_error(Errc::corrupted, "database has no valid origin");
+  auto pub = store.get_meta("public_key");
+  if (!pub) return pub.error();
+  if (pub.value()) {
+    auto k = public_key_from_hex(*pub.value());
+    if (!k) return k.error();
+    return NoteVerifier::for_key(*origin.value(), k.value()).vkey();
+  }
+  auto seed = store.get_meta("signing_seed");
+  if (!seed) return seed.error();
+  if (!seed.value()) return make_error(Errc::corrupted, "database has no log key");
+  auto key = key_from_seed_hex(*seed.value());
+  if (!key) return key.error();
+  return NoteVerifier::for_key(*origin.value(), key.value().public_key()).vkey();
+}
+
+LocalBoard::LocalBoard(std::unique_ptr<Store> store, LocalBoardOptions options, std::optional<NoteSigner> signer,
+                       NoteVerifier verifier)
     : store_(std::move(store)),
       options_(std::move(options)),
       signer_(std::move(signer)),
-      verifier_(NoteVerifier::for_key(signer_.name(), signer_.public_key())) {}
+      verifier_(std::move(verifier)) {}
 
 Result<std::unique_ptr<LocalBoard>> LocalBoard::open(std::unique_ptr<Store> store, LocalBoardOptions options) {
   GOPA_CHECK(store != nullptr, "LocalBoard::open needs a store");
+  const std::string key_path = options.key_path.empty() ? store->default_key_path() : options.key_path;
   auto schema = store->get_meta("schema_version");
   if (!schema) return schema.error();
   if (!schema.value()) {
-    // A new board: its key and origin are created once and kept in the database.
+    if (options.read_only) return make_error(Errc::not_found, store->describe() + " holds no board");
+    // A new board: its key is created once, in its own file (or, for a store without a file, in
+    // the store); the database keeps the origin and the public key.
     auto key = SigningKey::generate();
     std::string origin = options.origin;
     if (origin.empty()) origin = "gopa.board/" + to_hex(std::span(key.public_key()).first(4));
     if (!valid_key_name(origin)) return make_error(Errc::invalid_argument, "origin '" + origin + "' is not a valid key name");
-    auto seed = key.seed();
-    std::string seed_hex = to_hex(seed);
-    sodium_memzero(seed.data(), seed.size());
-    Status st = store->init_meta({{"schema_version", std::to_string(kSchemaVersion)},
-                                  {"origin", origin},
-                                  {"signing_seed", seed_hex}});
-    sodium_memzero(seed_hex.data(), seed_hex.size());
-    if (!st) return st.error();
+    std::vector<std::pair<std::string, std::string>> meta{{"schema_version", std::to_string(kSchemaVersion)},
+                                                          {"origin", origin},
+                                                          {"public_key", to_hex(key.public_key())}};
+    if (!key_path.empty()) {
+      std::error_code ec;
+      if (std::filesystem::exists(key_path, ec)) {
+        return make_error(Errc::invalid_argument,
+                          "key file " + key_path + " exists but the database holds no board; a key signs one log only "
+                          "(remove the key file if no board signed with it was ever published)");
+      }
+      if (Status st = write_key_file(key_path, key); !st) return st.error();
+    } else {
+      auto seed = key.seed();
+      meta.emplace_back("signing_seed", to_hex(seed));
+      sodium_memzero(seed.data(), seed.size());
+    }
+    Status st = store->init_meta(meta);
+    for (auto& [k, v] : meta) sodium_memzero(v.data(), v.size());
+    if (!st) {
+      if (!key_path.empty()) ::unlink(key_path.c_str());
+      return st.error();
+    }
     schema = store->get_meta("schema_version");
     if (!schema) return schema.error();
   }
-  if (*schema.value() != std::to_string(kSchemaVersion)) {
+  const bool version1 = *schema.value() == "1";
+  if (!version1 && *schema.value() != std::to_string(kSchemaVersion)) {
     return make_error(Errc::unknown_type, "database schema version " + *schema.value() + " is not " +
                                               std::to_string(kSchemaVersion));
   }
   auto origin = store->get_meta("origin");
+  auto pub_hex = store->get_meta("public_key");
   auto seed_hex = store->get_meta("signing_seed");
-  if (!origin || !seed_hex) return make_error(Errc::io, "cannot read the board's key from the database");
-  if (!origin.value() || !seed_hex.value()) return make_error(Errc::corrupted, "database has no origin or signing key");
-  auto seed = from_hex(*seed_hex.value());
-  if (!seed || seed->size() != 32) return make_error(Errc::corrupted, "stored signing seed is not 32 bytes of hex");
+  if (!origin || !pub_hex || !seed_hex) return make_error(Errc::io, "cannot read the board's key from the database");
+  if (!origin.value()) return make_error(Errc::corrupted, "database has no origin");
   if (!valid_key_name(*origin.value())) return make_error(Errc::corrupted, "stored origin is not a valid key name");
-  auto key = SigningKey::from_seed(std::span<const std::uint8_t, 32>(seed->data(), 32));
-  sodium_memzero(seed->data(), seed->size());
-  std::string& sh = *seed_hex.value();
-  sodium_memzero(sh.data(), sh.size());
+  std::optional<SigningKey> key;
+  PublicKey pub{};
+  if (seed_hex.value()) {
+    // A database of an earlier version (or a store without a file) holds the seed.
+    auto k = key_from_seed_hex(*seed_hex.value());
+    if (!k) return k.error();
+    pub = k.value().public_key();
+    key.emplace(std::move(k).value());
+    auto stored_pub = pub_hex.value() ? public_key_from_hex(*pub_hex.value()) : Result<PublicKey>(pub);
+    if (!stored_pub || stored_pub.value() != pub) {
+      return make_error(Errc::corrupted, "stored public key differs from the stored signing key");
+    }
+  } else if (pub_hex.value()) {
+    auto k = public_key_from_hex(*pub_hex.value());
+    if (!k) return k.error();
+    pub = k.value();
+  } else {
+    return make_error(Errc::corrupted, "database has no log key");
+  }
+  if (!options.read_only && version1) {
+    // Version 1 kept only the seed: the public key joins it before the seed may move out.
+    if (Status st = store->init_meta({{"public_key", to_hex(pub)}}); !st) return st.error();
+  }
+  if (options.read_only) {
+    key.reset();
+  } else if (!key_path.empty()) {
+    if (key) {
+      // Migration: the key moves to its file (or the file already holds it), then leaves the database.
+      auto existing = read_key_file(key_path);
+      if (existing) {
+        if (existing.value().public_key() != pub) {
+          return make_error(Errc::invalid_argument, "key file " + key_path + " holds another key than the database");
+        }
+      } else if (existing.error().code == Errc::not_found) {
+        if (Status st = write_key_file(key_path, *key); !st) return st.error();
+      } else {
+        return existing.error();
+      }
+      if (Status st = store->erase_meta("signing_seed"); !st) return st.error();
+    } else {
+      auto k = read_key_file(key_path);
+      if (!k) return k.error();
+      if (k.value().public_key() != pub) {
+        return make_error(Errc::invalid_argument, "key file " + key_path + " is not the key of this board");
+      }
+      key.emplace(std::move(k).value());
+    }
+  } else if (!key) {
+    return make_error(Errc::invalid_argument, "the database holds the public key only: name the key file");
+  }
+  if (!options.read_only && version1) {
+    if (Status st = store->set_meta("schema_version", std::to_string(kSchemaVersion)); !st) return st.error();
+  }
+  std::optional<NoteSigner> signer;
+  if (key) signer.emplace(*origin.value(), std::move(*key));
+  NoteVerifier verifier = NoteVerifier::for_key(*origin.value(), pub);
 
   std::unique_ptr<LocalBoard> board(
-      new LocalBoard(std::move(store), std::move(options), NoteSigner(*origin.value(), std::move(key))));
+      new LocalBoard(std::move(store), std::move(options), std::move(signer), std::move(verifier)));
   if (Status st = board->load(); !st) return st.error();
-  board->sequencer_ = std::thread([b = board.get()] { b->sequencer_loop(); });
+  if (!board->options_.read_only) board->sequencer_ = std::thread([b = board.get()] { b->sequencer_loop(); });
   return board;
 }
 
@@ -152,18 +346,34 @@ Status LocalBoard::sync_from_store() {
       auto e = decode_entry_unverified(row.data);
       if (!e) return make_error(Errc::corrupted, "stored entry " + std::to_string(index) + " is not canonical: " + e.error().message);
       tree_.append(row.leaf);
-      by_leaf_.emplace(row.leaf, index);
-      by_seq_.emplace(SeqKey{e.value().session_id, e.value().sender, e.value().sequence}, index);
+      index_entry(e.value(), row.leaf, index);
     }
   }
   return {};
 }
 
+void LocalBoard::index_entry(const Entry& e, const Hash& leaf, std::uint64_t index) {
+  // Caller holds tree_mu_ (unique).
+  by_leaf_.emplace(leaf, index);
+  by_seq_.emplace(SeqKey{e.session_id, e.sender, e.sequence}, index);
+  if (e.payload_kind == PayloadKind::blob_reference && e.payload.size() == kBlobReferenceSize) {
+    Hash h{};
+    std::copy(e.payload.begin(), e.payload.begin() + 32, h.begin());
+    std::uint64_t len = 0;
+    for (std::size_t i = 32; i < 40; ++i) len = (len << 8) | e.payload[i];
+    blob_refs_.emplace(h, len);
+  }
+}
+
 Status LocalBoard::load() {
   std::unique_lock lk(tree_mu_);
-  if (Status st = sync_from_store(); !st) return st;
+  // The checkpoint first, then the entries: they are committed in one transaction, so entries
+  // read after the checkpoint include every entry it covers even while another server appends
+  // (reading the entries first could miss a group committed in between, and report a sound log
+  // as corrupted).
   auto latest = store_->latest_checkpoint();
   if (!latest) return latest.error();
+  if (Status st = sync_from_store(); !st) return st;
   if (latest.value()) {
     const StoredCheckpoint& cp = *latest.value();
     auto opened = open_checkpoint(cp.note, verifier_);
@@ -200,9 +410,13 @@ Status LocalBoard::load() {
       }
     }
   }
+  if (options_.read_only) {
+    if (!latest.value()) return make_error(Errc::corrupted, "database holds no checkpoint");
+    return {};
+  }
   if (!latest.value() || latest_.size != tree_.size()) {
-    Checkpoint cp{signer_.name(), tree_.size(), tree_.root(), {}};
-    StoredCheckpoint sc{cp.size, cp.root, signer_.sign(checkpoint_body(cp))};
+    Checkpoint cp{signer_->name(), tree_.size(), tree_.root(), {}};
+    StoredCheckpoint sc{cp.size, cp.root, signer_->sign(checkpoint_body(cp))};
     if (Status st = store_->put_checkpoint(sc); !st) return st;
     latest_ = sc;
   }
@@ -212,6 +426,11 @@ Status LocalBoard::load() {
 Status LocalBoard::refresh_shared() {
   // Caller holds store_mu_. Adopts the entries and checkpoint other servers committed; both are
   // committed in one transaction, but read here in two steps, so retry until they agree.
+  {
+    // Other servers may have stored cosignatures too: GET /checkpoint reads them again.
+    std::lock_guard cl(cos_mu_);
+    cos_size_ = UINT64_MAX;
+  }
   std::unique_lock lk(tree_mu_);
   for (int attempt = 0; attempt < 10; ++attempt) {
     auto latest = store_->latest_checkpoint();
@@ -233,7 +452,7 @@ Status LocalBoard::refresh_shared() {
 }
 
 Status LocalBoard::publish(const StoredCheckpoint& cp) {
-  if (options_.state_path.empty()) return {};
+  if (options_.state_path.empty() || options_.read_only) return {};
   return write_file_durably(options_.state_path, cp.note);
 }
 
@@ -244,6 +463,7 @@ std::uint64_t LocalBoard::size() const {
 
 Result<AppendReceipt> LocalBoard::append(std::span<const std::uint8_t> bytes) {
   // Decoding and signature verification run on the caller's thread, in parallel.
+  if (options_.read_only) return make_error(Errc::invalid_argument, "the board is open read-only");
   auto decoded = decode_entry(bytes);
   if (!decoded) return decoded.error();
   auto req = std::make_unique<Request>();
@@ -372,8 +592,8 @@ void LocalBoard::process_batch(std::vector<Request*>& batch, int attempt) {
           std::unique_lock lk(tree_mu_);
           GOPA_CHECK(tree_.size() == first, "tree moved during a batch");
           for (const Hash& h : stored) tree_.append(h);
-          Checkpoint cp{signer_.name(), tree_.size(), tree_.root(), {}};
-          sealed = StoredCheckpoint{cp.size, cp.root, signer_.sign(checkpoint_body(cp))};
+          Checkpoint cp{signer_->name(), tree_.size(), tree_.root(), {}};
+          sealed = StoredCheckpoint{cp.size, cp.root, signer_->sign(checkpoint_body(cp))};
           return sealed;
         });
   }
@@ -397,11 +617,9 @@ void LocalBoard::process_batch(std::vector<Request*>& batch, int attempt) {
     // Durable: publish the state, then acknowledge.
     Status pub = publish(sealed);
     std::unique_lock lk(tree_mu_);
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      by_leaf_.emplace(pending[i].leaf, first + i);
-      by_seq_.emplace(SeqKey{pending[i].session, pending[i].sender, pending[i].sequence}, first + i);
-    }
+    for (std::size_t i = 0; i < pending.size(); ++i) index_entry(accepted[i]->entry, pending[i].leaf, first + i);
     latest_ = sealed;
+    if (!store_->shared()) cache_cosignatures(sealed.size, {});  // a new checkpoint: none yet
     if (!pub) {
       for (Request* r : batch) r->done.set_value(pub.error());
       return;
@@ -459,13 +677,22 @@ Status LocalBoard::add_cosignature(std::uint64_t size, const std::string& vkey, 
     cp.size = size;
     cp.root = tree_.root_at(size);
   }
-  const Checkpoint body{signer_.name(), cp.size, cp.root, {}};
+  const Checkpoint body{verifier_.name, cp.size, cp.root, {}};
   auto ts = verify_cosignature(checkpoint_body(body), sig, verifier.value());
   if (!ts) return ts.error();
   std::string line = format_signature_line(sig);
   line.pop_back();
   std::lock_guard lk(store_mu_);
-  return store_->add_cosignature(CosignatureRecord{size, vkey, line});
+  if (Status st = store_->add_cosignature(CosignatureRecord{size, vkey, line}); !st) return st;
+  std::lock_guard cl(cos_mu_);
+  cos_size_ = UINT64_MAX;  // re-read in the store's order
+  return {};
+}
+
+void LocalBoard::cache_cosignatures(std::uint64_t size, std::vector<std::string> lines) {
+  std::lock_guard cl(cos_mu_);
+  cos_size_ = size;
+  cos_lines_ = std::move(lines);
 }
 
 Result<std::string> LocalBoard::cosigned_checkpoint() {
@@ -476,14 +703,23 @@ Result<std::string> LocalBoard::cosigned_checkpoint() {
     note = latest_.note;
     size = latest_.size;
   }
-  std::vector<CosignatureRecord> cos;
+  {
+    std::lock_guard cl(cos_mu_);
+    if (cos_size_ == size) {
+      for (const auto& line : cos_lines_) note += line + "\n";
+      return note;
+    }
+  }
+  std::vector<std::string> lines;
   {
     std::lock_guard lk(store_mu_);
     auto r = store_->cosignatures(size);
     if (!r) return r.error();
-    cos = std::move(r).value();
+    for (auto& c : r.value()) lines.push_back(std::move(c.line));
+    // Under the store lock: an add_cosignature cannot slip between the read and the fill.
+    cache_cosignatures(size, lines);
   }
-  for (const auto& c : cos) note += c.line + "\n";
+  for (const auto& line : lines) note += line + "\n";
   return note;
 }
 
@@ -529,9 +765,30 @@ Result<std::vector<EquivocationRecord>> LocalBoard::equivocations() {
 }
 
 Status LocalBoard::put_blob(std::span<const std::uint8_t> blob) {
+  // Only blobs an entry of the log refers to (by hash and length) are stored: the entry's
+  // signature authorizes the blob, and the total is bounded by a quota.
+  if (options_.read_only) return make_error(Errc::invalid_argument, "the board is open read-only");
   if (blob.size() > kMaxBlobSize) return make_error(Errc::too_large, "blob over 64 MiB");
+  const Hash hash = sha256(blob);
+  auto referenced = [&] {
+    std::shared_lock lk(tree_mu_);
+    auto it = blob_refs_.find(hash);
+    return it != blob_refs_.end() && it->second == blob.size();
+  };
   std::lock_guard lk(store_mu_);
-  return store_->put_blob(sha256(blob), blob);
+  if (!referenced() && store_->shared()) (void)refresh_shared();  // another server may hold the entry
+  if (!referenced()) {
+    return make_error(Errc::not_found, "no entry of the log refers to this blob; append the entry first");
+  }
+  auto total = store_->blob_bytes();
+  if (!total) return total.error();
+  if (total.value() + blob.size() > options_.blob_quota) {
+    auto existing = store_->get_blob(hash);
+    if (existing && existing.value()) return {};  // already stored: idempotent
+    return make_error(Errc::too_large, "the board's blob quota of " + std::to_string(options_.blob_quota) +
+                                           " bytes is used up");
+  }
+  return store_->put_blob(hash, blob);
 }
 
 Result<Bytes> LocalBoard::get_blob(const Hash& hash) {

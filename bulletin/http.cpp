@@ -1,13 +1,14 @@
-// HTTP service (cpp-httplib) and verifying client of the board (docs/board.md §5).
+// The board's verifying HTTP client (cpp-httplib) and the tlog-tiles path helpers (docs/board.md §5).
+// The service is in server.cpp.
 #include "gopa/bulletin/http.hpp"
 
 #include <httplib.h>
 
-#include <signal.h>
-
 #include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
+
+#include "http_internal.hpp"
 
 namespace gopa::bulletin {
 
@@ -15,31 +16,8 @@ using nlohmann::json;
 
 namespace {
 
-// A peer that closes its socket must surface as a write error, not kill the process with SIGPIPE.
-void ignore_sigpipe() {
-  static std::once_flag once;
-  std::call_once(once, [] { ::signal(SIGPIPE, SIG_IGN); });
-}
-
-int http_status(Errc code) {
-  switch (code) {
-    case Errc::malformed:
-    case Errc::non_canonical:
-    case Errc::bad_signature:
-    case Errc::unknown_type:
-    case Errc::invalid_argument:
-    case Errc::bad_proof: return 400;
-    case Errc::too_large: return 413;
-    case Errc::equivocation: return 409;
-    case Errc::not_found: return 404;
-    case Errc::io:
-    case Errc::timeout: return 503;
-    case Errc::fork:
-    case Errc::corrupted:
-    case Errc::stale_database: return 500;
-  }
-  return 500;
-}
+using detail::hashes_json;
+using detail::ignore_sigpipe;
 
 Errc errc_from_name(std::string_view name, int status) {
   static constexpr Errc kAll[] = {Errc::malformed, Errc::non_canonical, Errc::bad_signature, Errc::unknown_type,
@@ -62,17 +40,6 @@ Error response_error(const std::string& what, const httplib::Response& res) {
                     what + ": HTTP " + std::to_string(res.status) + " " + res.body.substr(0, 300));
 }
 
-void send_error(httplib::Response& res, const Error& e) {
-  res.status = http_status(e.code);
-  res.set_content(std::string(errc_name(e.code)) + ": " + e.message + "\n", "text/plain; charset=utf-8");
-}
-
-json hashes_json(const std::vector<Hash>& hs) {
-  json a = json::array();
-  for (const Hash& h : hs) a.push_back(to_base64(h));
-  return a;
-}
-
 Result<std::vector<Hash>> hashes_from_json(const json& a) {
   if (!a.is_array() || a.size() > 128) return make_error(Errc::malformed, "proof is not an array of at most 128 hashes");
   std::vector<Hash> out;
@@ -85,11 +52,6 @@ Result<std::vector<Hash>> hashes_from_json(const json& a) {
     out.push_back(h);
   }
   return out;
-}
-
-std::optional<std::uint64_t> query_u64(const httplib::Request& req, const char* name) {
-  if (!req.has_param(name)) return std::nullopt;
-  return parse_decimal_u64(req.get_param_value(name));
 }
 
 }  // namespace
@@ -177,154 +139,6 @@ Result<std::vector<Bytes>> split_entry_bundle(std::span<const std::uint8_t> bund
     if (out.size() > 256) return make_error(Errc::malformed, "entry bundle holds more than 256 entries");
   }
   return out;
-}
-
-// ------------------------------------------------------------------ server
-
-BoardServer::BoardServer(LocalBoard& board, ServerOptions options) : board_(board), options_(std::move(options)) {}
-
-BoardServer::~BoardServer() { stop(); }
-
-std::string BoardServer::url() const {
-  const bool tls = !options_.tls_cert.empty();
-  return std::string(tls ? "https://" : "http://") + options_.host + ":" + std::to_string(port_);
-}
-
-Result<int> BoardServer::start() {
-  GOPA_CHECK(!server_, "BoardServer::start called twice");
-  ignore_sigpipe();
-  if (!options_.tls_cert.empty() || !options_.tls_key.empty()) {
-    auto s = std::make_unique<httplib::SSLServer>(options_.tls_cert.c_str(), options_.tls_key.c_str());
-    if (!s->is_valid()) return make_error(Errc::invalid_argument, "cannot load the TLS certificate or key");
-    server_ = std::move(s);
-  } else {
-    server_ = std::make_unique<httplib::Server>();
-  }
-  const int threads = options_.threads;
-  server_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-  server_->set_payload_max_length(kMaxBlobSize + 1024);
-  server_->set_read_timeout(10, 0);
-  server_->set_write_timeout(10, 0);
-  // Small responses on keep-alive connections: without TCP_NODELAY, Nagle's algorithm and delayed
-  // ACKs add tens of milliseconds to each request.
-  server_->set_tcp_nodelay(true);
-  server_->set_keep_alive_timeout(30);
-  server_->set_keep_alive_max_count(100000);
-  routes();
-  int port = options_.port;
-  if (port == 0) {
-    port = server_->bind_to_any_port(options_.host);
-    if (port < 0) return make_error(Errc::io, "cannot bind " + options_.host);
-  } else if (!server_->bind_to_port(options_.host, port)) {
-    return make_error(Errc::io, "cannot bind " + options_.host + ":" + std::to_string(port));
-  }
-  port_ = port;
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
-  // Bounded wait until the accept loop runs.
-  for (int i = 0; i < 500 && !server_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  return port_;
-}
-
-void BoardServer::stop() {
-  if (server_) server_->stop();
-  if (thread_.joinable()) thread_.join();
-}
-
-void BoardServer::routes() {
-  auto& s = *server_;
-  s.Get("/checkpoint", [this](const httplib::Request&, httplib::Response& res) {
-    auto note = board_.cosigned_checkpoint();
-    if (!note) return send_error(res, note.error());
-    res.set_header("Cache-Control", "no-cache");
-    res.set_content(note.value(), "text/plain; charset=utf-8");
-  });
-  s.Get("/key", [this](const httplib::Request&, httplib::Response& res) {
-    res.set_content(board_.vkey() + "\n", "text/plain; charset=utf-8");
-  });
-  s.Get(R"(/tile/entries/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
-    auto idx = parse_tile_index_path(req.matches[1].str());
-    if (!idx) return send_error(res, Error{Errc::not_found, idx.error().message});
-    auto bundle = board_.entry_bundle(idx.value().first, idx.value().second);
-    if (!bundle) return send_error(res, bundle.error());
-    res.set_header("Cache-Control", "public, max-age=31536000, immutable");
-    res.set_content(std::string(bundle.value().begin(), bundle.value().end()), "application/octet-stream");
-  });
-  s.Get(R"(/tile/(0|[1-9][0-9]?)/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
-    const auto level = parse_decimal_u64(req.matches[1].str());
-    auto idx = parse_tile_index_path(req.matches[2].str());
-    if (!level || *level > 63 || !idx) return send_error(res, Error{Errc::not_found, "not a tile path"});
-    auto tile = board_.tile(static_cast<unsigned>(*level), idx.value().first, idx.value().second);
-    if (!tile) return send_error(res, tile.error());
-    res.set_header("Cache-Control", "public, max-age=31536000, immutable");
-    res.set_content(std::string(tile.value().begin(), tile.value().end()), "application/octet-stream");
-  });
-  s.Post("/add", [this](const httplib::Request& req, httplib::Response& res) {
-    if (req.body.size() > kMaxEntrySize) {
-      return send_error(res, Error{Errc::too_large, "entry over 65,535 bytes"});
-    }
-    auto r = board_.append(as_bytes(req.body));
-    if (!r) return send_error(res, r.error());
-    json j{{"index", r.value().index},
-           {"duplicate", r.value().duplicate},
-           {"proof", hashes_json(r.value().proof)},
-           {"checkpoint", r.value().checkpoint}};
-    res.set_content(j.dump(), "application/json");
-  });
-  s.Get("/proof/inclusion", [this](const httplib::Request& req, httplib::Response& res) {
-    const auto index = query_u64(req, "index");
-    const auto size = query_u64(req, "size");
-    if (!index || !size) return send_error(res, Error{Errc::invalid_argument, "need decimal index and size"});
-    auto p = board_.inclusion_proof(*index, *size);
-    if (!p) return send_error(res, p.error());
-    res.set_content(json{{"proof", hashes_json(p.value())}}.dump(), "application/json");
-  });
-  s.Get("/proof/consistency", [this](const httplib::Request& req, httplib::Response& res) {
-    const auto a = query_u64(req, "size1");
-    const auto b = query_u64(req, "size2");
-    if (!a || !b) return send_error(res, Error{Errc::invalid_argument, "need decimal size1 and size2"});
-    auto p = board_.consistency_proof(*a, *b);
-    if (!p) return send_error(res, p.error());
-    res.set_content(json{{"proof", hashes_json(p.value())}}.dump(), "application/json");
-  });
-  s.Post("/cosign", [this](const httplib::Request& req, httplib::Response& res) {
-    const json j = json::parse(req.body, nullptr, false);
-    if (!j.is_object() || !j.contains("size") || !j["size"].is_number_unsigned() || !j.contains("vkey") ||
-        !j["vkey"].is_string() || !j.contains("line") || !j["line"].is_string()) {
-      return send_error(res, Error{Errc::malformed, "cosign body must be {size, vkey, line}"});
-    }
-    // The line is parsed as the signature part of a note.
-    auto note = parse_note("x\n\n" + j["line"].get<std::string>() + "\n");
-    if (!note || note.value().signatures.size() != 1) {
-      return send_error(res, Error{Errc::malformed, "line is not one note signature line"});
-    }
-    Status st = board_.add_cosignature(j["size"].get<std::uint64_t>(), j["vkey"].get<std::string>(),
-                                       note.value().signatures[0]);
-    if (!st) return send_error(res, st.error());
-    res.set_content("{}", "application/json");
-  });
-  s.Post("/blob", [this](const httplib::Request& req, httplib::Response& res) {
-    Status st = board_.put_blob(as_bytes(req.body));
-    if (!st) return send_error(res, st.error());
-    res.set_content(to_hex(sha256(req.body)) + "\n", "text/plain; charset=utf-8");
-  });
-  s.Get(R"(/blob/([0-9a-f]{64}))", [this](const httplib::Request& req, httplib::Response& res) {
-    auto h = from_hex(req.matches[1].str());
-    Hash hash{};
-    std::copy(h->begin(), h->end(), hash.begin());
-    auto b = board_.get_blob(hash);
-    if (!b) return send_error(res, b.error());
-    res.set_content(std::string(b.value().begin(), b.value().end()), "application/octet-stream");
-  });
-  s.Get("/equivocations", [this](const httplib::Request&, httplib::Response& res) {
-    auto ev = board_.equivocations();
-    if (!ev) return send_error(res, ev.error());
-    json a = json::array();
-    for (const auto& e : ev.value()) {
-      a.push_back({{"existing_index", e.existing_index}, {"conflicting", to_base64(e.conflicting)},
-                   {"received_unix", e.received_unix}});
-    }
-    res.set_content(a.dump(), "application/json");
-  });
 }
 
 // ------------------------------------------------------------------ client

@@ -1,4 +1,5 @@
 // In-memory store: the same contract as the databases, for tests and in-process runs.
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -22,6 +23,16 @@ class MemoryStore final : public Store {
   Status init_meta(const std::vector<std::pair<std::string, std::string>>& kv) override {
     std::lock_guard lk(mu_);
     for (const auto& [k, v] : kv) meta_.emplace(k, v);
+    return {};
+  }
+  Status set_meta(const std::string& key, const std::string& value) override {
+    std::lock_guard lk(mu_);
+    meta_[key] = value;
+    return {};
+  }
+  Status erase_meta(const std::string& key) override {
+    std::lock_guard lk(mu_);
+    meta_.erase(key);
     return {};
   }
   Result<std::uint64_t> size() override {
@@ -53,7 +64,11 @@ class MemoryStore final : public Store {
     std::lock_guard lk(mu_);
     if (first != rows_.size()) return make_error(Errc::io, std::string(kLogMoved));
     for (const auto& e : entries) rows_.push_back(StoredRow{e.data, e.leaf});
-    for (const auto& ev : evidence) equivocations_.push_back(ev);
+    for (const auto& ev : evidence) {
+      const bool known = std::any_of(equivocations_.begin(), equivocations_.end(),
+                                     [&](const EquivocationRecord& r) { return r.existing_index == ev.existing_index; });
+      if (!known) equivocations_.push_back(ev);
+    }
     if (cp) checkpoints_.emplace(cp->size, *cp);
     return {};
   }
@@ -103,6 +118,12 @@ class MemoryStore final : public Store {
     auto it = blobs_.find(hash);
     if (it == blobs_.end()) return std::optional<Bytes>{};
     return std::optional<Bytes>(it->second);
+  }
+  Result<std::uint64_t> blob_bytes() override {
+    std::lock_guard lk(mu_);
+    std::uint64_t n = 0;
+    for (const auto& [h, b] : blobs_) n += b.size();
+    return n;
   }
 
  private:

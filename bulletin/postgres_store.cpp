@@ -119,6 +119,18 @@ class PostgresStore final : public Store {
     if (Status st = exec("SET client_min_messages = warning"); !st) return st;
     if (opt.read_only) return exec("SET default_transaction_read_only = on");
     if (Status st = exec(kSchemaLock); !st) return st;
+    // Another application's tables in the schema the board would use: refused, not extended.
+    Params none;
+    auto foreign = query("SELECT count(*)::bigint, count(*) FILTER (WHERE table_name = 'meta')::bigint "
+                         "FROM information_schema.tables WHERE table_schema = current_schema()", none);
+    if (!foreign) {
+      (void)exec(kSchemaUnlock);
+      return foreign.error();
+    }
+    if (cell_u64(foreign.value().get(), 0, 0).value_or(0) > 0 && cell_u64(foreign.value().get(), 0, 1).value_or(0) == 0) {
+      (void)exec(kSchemaUnlock);
+      return make_error(Errc::invalid_argument, "the database holds tables but is not a gopa board; refusing to add the board's tables");
+    }
     Status created = exec(kPgSchema);
     (void)exec(kSchemaUnlock);
     return created;
@@ -154,6 +166,23 @@ class PostgresStore final : public Store {
       }
     }
     return exec("COMMIT");
+  }
+
+  Status set_meta(const std::string& key, const std::string& value) override {
+    Params p;
+    p.text(key).text(value);
+    auto r = query("INSERT INTO meta(key, value) VALUES($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value", p);
+    if (!r) return r.error();
+    return {};
+  }
+
+  Status erase_meta(const std::string& key) override {
+    Params p;
+    p.text(key);
+    auto r = query("DELETE FROM meta WHERE key = $1", p);
+    if (!r) return r.error();
+    // The deleted row version stays in the table's pages until they are rewritten.
+    return exec("VACUUM FULL meta");
   }
 
   Result<std::uint64_t> size() override {
@@ -205,7 +234,8 @@ class PostgresStore final : public Store {
     for (const auto& ev : evidence) {
       Params p;
       p.u64(ev.existing_index).bytea(ev.conflicting).u64(static_cast<std::uint64_t>(ev.received_unix));
-      if (auto r = query("INSERT INTO equivocations(existing_idx, conflicting, received) VALUES($1, $2, $3)", p); !r) {
+      if (auto r = query("INSERT INTO equivocations(existing_idx, conflicting, received) SELECT $1, $2, $3 "
+                         "WHERE NOT EXISTS (SELECT 1 FROM equivocations WHERE existing_idx = $1)", p); !r) {
         return abort(r.error());
       }
     }
@@ -282,6 +312,15 @@ class PostgresStore final : public Store {
     if (!r) return r.error();
     if (PQntuples(r.value().get()) == 0) return std::optional<Bytes>{};
     return std::optional<Bytes>(cell(r.value().get(), 0, 0));
+  }
+
+  Result<std::uint64_t> blob_bytes() override {
+    Params p;
+    auto r = query("SELECT coalesce(sum(length(data)), 0)::bigint FROM blobs", p);
+    if (!r) return r.error();
+    const auto n = cell_u64(r.value().get(), 0, 0);
+    if (!n) return make_error(Errc::corrupted, "blob total is not an integer");
+    return *n;
   }
 
  private:

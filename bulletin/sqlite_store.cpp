@@ -3,7 +3,9 @@
 #include <sqlite3.h>
 
 #include <bit>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "gopa/bulletin/merkle.hpp"
 #include "gopa/bulletin/store.hpp"
@@ -80,14 +82,32 @@ class SqliteStore final : public Store {
   ~SqliteStore() override { sqlite3_close_v2(db_); }
 
   Status open(const StoreOptions& opt) {
-    const int flags = opt.read_only ? SQLITE_OPEN_READONLY
-                                    : (SQLITE_OPEN_READWRITE | (opt.create ? SQLITE_OPEN_CREATE : 0));
-    int rc = sqlite3_open_v2(path_.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    int rc = 0;
+    if (opt.read_only) {
+      // Read-only: without a -wal file (no server has the database open and no commit is waiting
+      // in a journal) the file is opened immutable: no lock, no -wal/-shm file created, and a file
+      // or directory without write permission is readable. With a -wal file the committed state
+      // is partly in it, so the database is opened read-only through the WAL (its files exist).
+      std::error_code ec;
+      const bool has_wal = std::filesystem::exists(path_ + "-wal", ec);
+      if (!std::filesystem::exists(path_, ec)) return make_error(Errc::io, "no database file " + path_);
+      const std::string uri = "file:" + uri_path(path_) + (has_wal ? "?mode=ro" : "?mode=ro&immutable=1");
+      rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+    } else {
+      const int flags = SQLITE_OPEN_READWRITE | (opt.create ? SQLITE_OPEN_CREATE : 0);
+      rc = sqlite3_open_v2(path_.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    }
     if (rc != SQLITE_OK) return fail(rc, "cannot open SQLite database " + path_);
     sqlite3_busy_timeout(db_, 10000);
     // Integrity first: a flipped byte in a page is refused before anything else reads it.
     if (Status st = exec_check("PRAGMA quick_check"); !st) return st;
     if (!opt.read_only) {
+      // Another application's database is never extended with the board's tables.
+      auto foreign = holds_other_tables();
+      if (!foreign) return foreign.error();
+      if (foreign.value()) {
+        return make_error(Errc::invalid_argument, path_ + " holds tables but is not a gopa board; refusing to add the board's tables");
+      }
       if (Status st = exec("PRAGMA journal_mode=WAL"); !st) return st;
       if (Status st = exec("PRAGMA synchronous=FULL"); !st) return st;
       if (Status st = exec(kSchema); !st) return st;
@@ -102,12 +122,14 @@ class SqliteStore final : public Store {
         {&insert_cp_, "INSERT OR IGNORE INTO checkpoints(size, root, note) VALUES(?1, ?2, ?3)"},
         {&latest_cp_, "SELECT size, root, note FROM checkpoints ORDER BY size DESC LIMIT 1"},
         {&all_cp_, "SELECT size, root, note FROM checkpoints ORDER BY size"},
-        {&insert_eq_, "INSERT INTO equivocations(existing_idx, conflicting, received) VALUES(?1, ?2, ?3)"},
+        {&insert_eq_, "INSERT INTO equivocations(existing_idx, conflicting, received) SELECT ?1, ?2, ?3 "
+                      "WHERE NOT EXISTS (SELECT 1 FROM equivocations WHERE existing_idx=?1)"},
         {&all_eq_, "SELECT existing_idx, conflicting, received FROM equivocations ORDER BY id"},
         {&insert_cos_, "INSERT OR IGNORE INTO cosignatures(size, vkey, line) VALUES(?1, ?2, ?3)"},
         {&cos_, "SELECT vkey, line FROM cosignatures WHERE size=?1 ORDER BY vkey, line"},
         {&put_blob_, "INSERT OR IGNORE INTO blobs(hash, data) VALUES(?1, ?2)"},
         {&get_blob_, "SELECT data FROM blobs WHERE hash=?1"},
+        {&blob_bytes_, "SELECT coalesce(sum(length(data)), 0) FROM blobs"},
     };
     for (const auto& p : stmts) {
       rc = p.s->prepare(db_, p.sql);
@@ -144,6 +166,35 @@ class SqliteStore final : public Store {
     put_meta_.reset();
     return commit();
   }
+
+  Status set_meta(const std::string& key, const std::string& value) override {
+    Stmt up;
+    int rc = up.prepare(db_, "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    if (rc != SQLITE_OK) return fail(rc, "writing meta");
+    up.bind(1, key);
+    up.bind(2, value);
+    rc = sqlite3_step(up.get());
+    up.reset();
+    if (rc != SQLITE_DONE) return fail(rc, "writing meta");
+    return {};
+  }
+
+  Status erase_meta(const std::string& key) override {
+    // secure_delete overwrites the freed cells; the checkpoint copies the pages into the database
+    // file and truncates the WAL, so no earlier page version holding the value remains in it.
+    if (Status st = exec("PRAGMA secure_delete=ON"); !st) return st;
+    if (Status st = exec("BEGIN IMMEDIATE"); !st) return st;
+    Stmt del;
+    if (int rc = del.prepare(db_, "DELETE FROM meta WHERE key=?1"); rc != SQLITE_OK) return rollback(rc, "erasing meta");
+    del.bind(1, key);
+    if (int rc = sqlite3_step(del.get()); rc != SQLITE_DONE) return rollback(rc, "erasing meta");
+    del.reset();
+    if (Status st = commit(); !st) return st;
+    if (Status st = exec("PRAGMA wal_checkpoint(TRUNCATE)"); !st) return st;
+    return exec("PRAGMA secure_delete=OFF");
+  }
+
+  std::string default_key_path() const override { return path_ + ".key"; }
 
   Result<std::uint64_t> size() override {
     size_.reset();
@@ -341,6 +392,15 @@ class SqliteStore final : public Store {
     return std::optional<Bytes>(std::move(b));
   }
 
+  Result<std::uint64_t> blob_bytes() override {
+    blob_bytes_.reset();
+    const int rc = sqlite3_step(blob_bytes_.get());
+    const std::uint64_t n = rc == SQLITE_ROW ? blob_bytes_.u64(0) : 0;
+    blob_bytes_.reset();
+    if (rc != SQLITE_ROW) return fail(rc, "reading the blob total");
+    return n;
+  }
+
  private:
   Error fail(int rc, const std::string& what) {
     return make_error(classify(rc), what + ": " + (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc)));
@@ -374,6 +434,29 @@ class SqliteStore final : public Store {
     if (res != "ok") return make_error(Errc::corrupted, "SQLite integrity check: " + res);
     return {};
   }
+  // True when the database has tables and none of them is the board's `meta`.
+  Result<bool> holds_other_tables() {
+    Stmt s;
+    int rc = s.prepare(db_, "SELECT count(*), coalesce(sum(name = 'meta'), 0) FROM sqlite_schema WHERE type = 'table'");
+    if (rc != SQLITE_OK) return fail(rc, "reading the schema");
+    rc = sqlite3_step(s.get());
+    if (rc != SQLITE_ROW) return fail(rc, "reading the schema");
+    return s.i64(0) > 0 && s.i64(1) == 0;
+  }
+  // A path as the file part of an SQLite URI: '%', '?' and '#' percent-encoded.
+  static std::string uri_path(const std::string& path) {
+    std::string out;
+    for (char c : path) {
+      if (c == '%' || c == '?' || c == '#') {
+        char buf[4];
+        std::snprintf(buf, sizeof buf, "%%%02X", static_cast<unsigned char>(c));
+        out += buf;
+      } else {
+        out += c;
+      }
+    }
+    return out;
+  }
   Status insert_checkpoint(const StoredCheckpoint& cp) {
     insert_cp_.reset();
     insert_cp_.bind_u64(1, cp.size);
@@ -388,7 +471,7 @@ class SqliteStore final : public Store {
   std::string path_;
   sqlite3* db_ = nullptr;
   Stmt get_meta_, put_meta_, size_, read_rows_, insert_entry_, insert_cp_, latest_cp_, all_cp_, insert_eq_,
-      all_eq_, insert_cos_, cos_, put_blob_, get_blob_;
+      all_eq_, insert_cos_, cos_, put_blob_, get_blob_, blob_bytes_;
 };
 
 }  // namespace

@@ -1,8 +1,10 @@
 // `gopa board serve|key|check` — the bulletin-board service and its audit (DESIGN.md §7, §8).
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -41,6 +43,14 @@ std::string default_state_path(const std::string& db) {
   return "gopa-board-" + bb::to_hex(std::span(h).first(8)) + ".state";
 }
 
+// The log's signing key: DB.key next to a SQLite file; for PostgreSQL a file named after the URL
+// (every server of the database needs a copy of the one key file).
+std::string default_key_path(const std::string& db) {
+  if (!is_postgres(db)) return db + ".key";
+  const bb::Hash h = bb::sha256(db);
+  return "gopa-board-" + bb::to_hex(std::span(h).first(8)) + ".key";
+}
+
 struct ServeArgs {
   std::string db;
   std::string listen = "127.0.0.1:8080";
@@ -48,7 +58,10 @@ struct ServeArgs {
   std::string state;
   std::string tls_cert;
   std::string tls_key;
+  std::string key_file;
   int threads = 96;
+  std::size_t max_connections = 1024;
+  std::size_t max_per_client = 64;
 };
 
 int run_serve(const ServeArgs& a) {
@@ -63,6 +76,14 @@ int run_serve(const ServeArgs& a) {
     std::fprintf(stderr, "gopa board serve: bad port in --listen %s\n", a.listen.c_str());
     return kExitUsage;
   }
+  if (a.threads < 1 || a.threads > bb::kMaxServerThreads) {
+    std::fprintf(stderr, "gopa board serve: --threads must be between 1 and %d\n", bb::kMaxServerThreads);
+    return kExitUsage;
+  }
+  if (a.max_connections == 0 || a.max_per_client == 0) {
+    std::fprintf(stderr, "gopa board serve: --max-connections and --max-per-client must be at least 1\n");
+    return kExitUsage;
+  }
   // Block SIGINT/SIGTERM in every thread; this one waits for them and shuts down cleanly.
   sigset_t set;
   sigemptyset(&set);
@@ -70,14 +91,50 @@ int run_serve(const ServeArgs& a) {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
+  // The port first: a server that cannot listen leaves no database, key or state file behind.
+  auto listener = bb::bind_listener(host, static_cast<int>(*port));
+  if (!listener) {
+    std::fprintf(stderr, "gopa board serve: %s\n", listener.error().message.c_str());
+    return exit_for(listener.error());
+  }
+  struct CloseUnlessAdopted {
+    int fd;
+    bool adopted = false;
+    ~CloseUnlessAdopted() {
+      if (!adopted) ::close(fd);
+    }
+  } listen_fd{listener.value()};
+
+  bb::LocalBoardOptions opt;
+  opt.origin = a.origin;
+  opt.state_path = a.state.empty() ? default_state_path(a.db) : a.state;
+  opt.key_path = a.key_file.empty() ? default_key_path(a.db) : a.key_file;
+  // A new SQLite board that fails to start (a TLS file that does not load, say) is removed again
+  // with its key and state files; an existing database is never touched (its key may just have
+  // moved to the key file).
+  struct RemoveUnlessServing {
+    std::vector<std::string> paths;
+    bool serving = false;
+    ~RemoveUnlessServing() {
+      std::error_code ec;
+      if (!serving) {
+        for (const auto& p : paths) std::filesystem::remove(p, ec);
+      }
+    }
+  } created;
+  std::error_code ec;
+  if (!is_postgres(a.db) && !std::filesystem::exists(a.db, ec)) {
+    created.paths = {a.db, a.db + "-wal", a.db + "-shm", a.db + "-journal"};
+    for (const std::string& p : {opt.key_path, opt.state_path}) {
+      if (!std::filesystem::exists(p, ec)) created.paths.push_back(p);
+    }
+  }
+
   auto store = bb::open_store(a.db, {});
   if (!store) {
     std::fprintf(stderr, "gopa board serve: %s: %s\n", bb::errc_name(store.error().code), store.error().message.c_str());
     return exit_for(store.error());
   }
-  bb::LocalBoardOptions opt;
-  opt.origin = a.origin;
-  opt.state_path = a.state.empty() ? default_state_path(a.db) : a.state;
   auto board = bb::LocalBoard::open(std::move(store).value(), opt);
   if (!board) {
     std::fprintf(stderr, "gopa board serve: refusing to start: %s: %s\n", bb::errc_name(board.error().code),
@@ -90,12 +147,19 @@ int run_serve(const ServeArgs& a) {
   so.tls_cert = a.tls_cert;
   so.tls_key = a.tls_key;
   so.threads = a.threads;
+  so.max_connections = a.max_connections;
+  so.max_per_client = a.max_per_client;
+  so.listen_fd = listen_fd.fd;
+  listen_fd.adopted = true;
   bb::BoardServer server(*board.value(), so);
   auto bound = server.start();
   if (!bound) {
     std::fprintf(stderr, "gopa board serve: %s\n", bound.error().message.c_str());
+    server.stop();
+    board.value().reset();  // closes the database before its files are removed
     return exit_for(bound.error());
   }
+  created.serving = true;
   std::printf("serving %s\nvkey %s\nentries %llu\n", server.url().c_str(), board.value()->vkey().c_str(),
               static_cast<unsigned long long>(board.value()->size()));
   std::fflush(stdout);
@@ -106,7 +170,7 @@ int run_serve(const ServeArgs& a) {
   return kExitOk;
 }
 
-int run_key(const std::string& db, const std::string& origin) {
+int run_key(const std::string& db, const std::string& origin, const std::string& key_file) {
   auto store = bb::open_store(db, {});
   if (!store) {
     std::fprintf(stderr, "gopa board key: %s\n", store.error().message.c_str());
@@ -114,6 +178,7 @@ int run_key(const std::string& db, const std::string& origin) {
   }
   bb::LocalBoardOptions opt;
   opt.origin = origin;
+  opt.key_path = key_file.empty() ? default_key_path(db) : key_file;
   auto board = bb::LocalBoard::open(std::move(store).value(), opt);
   if (!board) {
     std::fprintf(stderr, "gopa board key: %s: %s\n", bb::errc_name(board.error().code), board.error().message.c_str());
@@ -167,15 +232,25 @@ void add_board_commands(CLI::App& app, Context& ctx) {
   serve->add_option("--state", serve_args->state, "file holding the last published checkpoint (default DB.state)");
   serve->add_option("--tls-cert", serve_args->tls_cert, "PEM certificate: serve HTTPS");
   serve->add_option("--tls-key", serve_args->tls_key, "PEM private key for --tls-cert");
-  serve->add_option("--threads", serve_args->threads, "connections served at once (default 96)");
+  serve->add_option("--key-file", serve_args->key_file,
+                    "the log's signing key (mode 0600; default DB.key; created with a new board)");
+  serve->add_option("--threads", serve_args->threads, "requests handled at once, 1..4096 (default 96)");
+  serve->add_option("--max-connections", serve_args->max_connections,
+                    "connections open at once; beyond, the longest-waiting one is closed (default 1024)");
+  serve->add_option("--max-per-client", serve_args->max_per_client,
+                    "connections open at once per client address (default 64)");
   serve->callback([&ctx, serve_args] { ctx.run = [serve_args] { return run_serve(*serve_args); }; });
 
   auto key_db = std::make_shared<std::string>();
   auto key_origin = std::make_shared<std::string>();
+  auto key_file = std::make_shared<std::string>();
   auto* key = board->add_subcommand("key", "Print the board's verifier key (C2SP vkey); creates the board if new");
   key->add_option("--db", *key_db, "SQLite file path or postgresql:// URL")->required();
   key->add_option("--origin", *key_origin, "checkpoint origin / key name for a new board");
-  key->callback([&ctx, key_db, key_origin] { ctx.run = [key_db, key_origin] { return run_key(*key_db, *key_origin); }; });
+  key->add_option("--key-file", *key_file, "the log's signing key (default DB.key)");
+  key->callback([&ctx, key_db, key_origin, key_file] {
+    ctx.run = [key_db, key_origin, key_file] { return run_key(*key_db, *key_origin, *key_file); };
+  });
 
   auto check_args = std::make_shared<CheckArgs>();
   auto* check = board->add_subcommand("check", "Audit a board: signatures, entries, Merkle root, consistency");

@@ -311,6 +311,7 @@ int run_audit(const std::string& path, const std::string& vkey, bool json_out) {
       return store.error().code == bb::Errc::io ? kExitIo : kExitUsage;
     }
     bb::LocalBoardOptions opt;
+    opt.read_only = true;
     auto local = bb::LocalBoard::open(std::move(store).value(), opt);
     if (!local) {
       std::fprintf(stderr, "gopa audit: the log of '%s' is inconsistent: %s\n", path.c_str(), local.error().message.c_str());

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <set>
@@ -308,4 +309,212 @@ TEST_CASE("board: the SQLite WAL is checkpointed while the board is open and rea
   INFO("wal " << wal << " bytes, database " << main << " bytes");
   CHECK(main > 10'000'000);  // the entries reached the database file
   CHECK(wal < 8'000'000);    // the WAL restarted instead of holding every page written
+}
+
+TEST_CASE("board: evidence is kept once per entry however often an equivocation is posted", "[bulletin][board]") {
+  TempDir dir;
+  auto board = open_sqlite(dir.file("e.db"));
+  Party alice(1);
+  REQUIRE(board->append(alice.next("first")).ok());
+  REQUIRE(board->append(alice.next("second")).ok());
+  const Bytes twin = alice.at(0, "another first");
+  for (int i = 0; i < 20; ++i) CHECK(board->append(twin).error().code == Errc::equivocation);
+  // A second conflicting entry for the same index adds nothing: one signed pair proves it.
+  CHECK(board->append(alice.at(0, "a third first")).error().code == Errc::equivocation);
+  // Concurrent posts land in one group: still one record.
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 8; ++t) ts.emplace_back([&] { (void)board->append(alice.at(1, "another second")); });
+  for (auto& t : ts) t.join();
+  auto ev = board->equivocations();
+  REQUIRE(ev.ok());
+  REQUIRE(ev.value().size() == 2);
+  CHECK(ev.value()[0].existing_index == 0);
+  CHECK(ev.value()[0].conflicting == twin);
+  CHECK(ev.value()[1].existing_index == 1);
+}
+
+TEST_CASE("board: the signing key lives in its own file, mode 0600, never in the database", "[bulletin][board][key]") {
+  TempDir dir;
+  const std::string db = dir.file("k.db");
+  std::string vkey;
+  {
+    auto board = open_sqlite(db, dir.file("k.state"));
+    vkey = board->vkey();
+    REQUIRE(board->append(Party(2).next("x")).ok());
+  }
+  struct stat st {};
+  REQUIRE(::stat((db + ".key").c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  auto key = read_key_file(db + ".key");
+  REQUIRE(key.ok());
+  auto seed = key.value().seed();
+  const std::string seed_hex = to_hex(seed);
+  const std::string contents = gopa::test::read_file(db);
+  CHECK(contents.find(seed_hex) == std::string::npos);
+  CHECK(contents.find(std::string(seed.begin(), seed.end())) == std::string::npos);
+  {
+    auto store = open_store(db, {});
+    REQUIRE(store.ok());
+    CHECK_FALSE(store.value()->get_meta("signing_seed").value().has_value());
+    CHECK(stored_vkey(*store.value()).value() == vkey);
+  }
+  CHECK(open_sqlite(db, dir.file("k.state"))->vkey() == vkey);
+  // The key file is never overwritten, and a new database does not adopt an existing key.
+  CHECK_FALSE(write_key_file(db + ".key", SigningKey::generate()).ok());
+  CHECK(read_key_file(db + ".key").value().public_key() == key.value().public_key());
+  std::filesystem::copy_file(db + ".key", dir.file("new.db.key"));
+  {
+    auto store = open_store(dir.file("new.db"), {});
+    REQUIRE(store.ok());
+    auto fresh = LocalBoard::open(std::move(store).value(), {});
+    REQUIRE_FALSE(fresh.ok());
+    CHECK(fresh.error().code == Errc::invalid_argument);
+  }
+  // A key file others can read is refused; without its key file the board does not start.
+  REQUIRE(::chmod((db + ".key").c_str(), 0644) == 0);
+  CHECK(read_key_file(db + ".key").error().code == Errc::invalid_argument);
+  std::filesystem::remove(db + ".key");
+  auto store = open_store(db, {});
+  REQUIRE(store.ok());
+  auto keyless = LocalBoard::open(std::move(store).value(), {});
+  REQUIRE_FALSE(keyless.ok());
+  CHECK(keyless.error().code == Errc::not_found);
+}
+
+TEST_CASE("board: a database that holds its key gives it to a key file on first start", "[bulletin][board][key]") {
+  // The layout of earlier versions: the seed in meta.signing_seed, no public_key row.
+  TempDir dir;
+  const std::string db = dir.file("old.db");
+  auto legacy = SigningKey::generate();
+  auto seed = legacy.seed();
+  const std::string seed_hex = to_hex(seed);
+  {
+    auto store = open_store(db, {});
+    REQUIRE(store.ok());
+    REQUIRE(store.value()->init_meta({{"schema_version", "1"}, {"origin", "legacy.example/board"},
+                                      {"signing_seed", seed_hex}}).ok());
+  }
+  REQUIRE(gopa::test::read_file(db).find(seed_hex) != std::string::npos);
+  const std::string expected = NoteVerifier::for_key("legacy.example/board", legacy.public_key()).vkey();
+  {
+    auto board = open_sqlite(db, dir.file("old.state"));
+    CHECK(board->vkey() == expected);
+    REQUIRE(board->append(Party(3).next("after the move")).ok());
+  }
+  auto moved = read_key_file(db + ".key");
+  REQUIRE(moved.ok());
+  CHECK(moved.value().public_key() == legacy.public_key());
+  CHECK(gopa::test::read_file(db).find(seed_hex) == std::string::npos);
+  {
+    auto store = open_store(db, {});
+    REQUIRE(store.ok());
+    CHECK(store.value()->get_meta("schema_version").value() == std::optional<std::string>("2"));
+    CHECK_FALSE(store.value()->get_meta("signing_seed").value().has_value());
+  }
+  if (std::filesystem::exists(db + "-wal")) CHECK(gopa::test::read_file(db + "-wal").find(seed_hex) == std::string::npos);
+  CHECK(open_sqlite(db, dir.file("old.state"))->vkey() == expected);
+  CHECK(audit_board(db, {}).exit_code() == 0);
+}
+
+TEST_CASE("board: a read-only copy is audited and nothing is left behind", "[bulletin][board][audit]") {
+  TempDir dir;
+  const std::string db = dir.file("a.db");
+  std::string vkey;
+  {
+    auto board = open_sqlite(db, dir.file("a.state"));
+    vkey = board->vkey();
+    Party p(4);
+    for (int i = 0; i < 30; ++i) REQUIRE(board->append(p.next(gopa::test::label("e", static_cast<std::uint64_t>(i)))).ok());
+  }
+  // A copy of the database alone, read-only, in a read-only directory.
+  const std::filesystem::path copy_dir = dir.path() / "copy";
+  std::filesystem::create_directory(copy_dir);
+  const std::string copy = (copy_dir / "a.db").string();
+  std::filesystem::copy_file(db, copy);
+  REQUIRE(::chmod(copy.c_str(), 0444) == 0);
+  REQUIRE(::chmod(copy_dir.c_str(), 0555) == 0);
+  auto listing = [&](const std::filesystem::path& d) {
+    std::set<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(d)) names.insert(e.path().filename().string());
+    return names;
+  };
+  const auto before_copy = listing(copy_dir);
+  const auto before_own = listing(dir.path());
+  AuditOptions opt;
+  opt.vkey = vkey;
+  for (const std::string& path : {copy, db}) {
+    const AuditReport r = audit_board(path, opt);
+    INFO(path << "\n" << r.to_text());
+    CHECK(r.exit_code() == 0);
+    // The read-only board `gopa audit` reads the session from.
+    auto store = open_store(path, {false, true});
+    REQUIRE(store.ok());
+    LocalBoardOptions ro;
+    ro.read_only = true;
+    auto board = LocalBoard::open(std::move(store).value(), ro);
+    if (!board) FAIL(board.error().message);
+    CHECK(board.value()->size() == 30);
+    CHECK(board.value()->vkey() == vkey);
+    CHECK(board.value()->read(0, 30).ok());
+    CHECK(board.value()->append(Party(5).next("no")).error().code == Errc::invalid_argument);
+  }
+  CHECK(listing(copy_dir) == before_copy);
+  CHECK(listing(dir.path()) == before_own);
+  REQUIRE(::chmod(copy_dir.c_str(), 0755) == 0);
+}
+
+TEST_CASE("board: blobs are stored only when an entry refers to them, within a quota", "[bulletin][board][blob]") {
+  TempDir dir;
+  auto store = open_store(dir.file("blob.db"), {});
+  REQUIRE(store.ok());
+  LocalBoardOptions opt;
+  opt.blob_quota = 3 * (kMaxInlinePayload + 100);
+  auto b = LocalBoard::open(std::move(store).value(), opt);
+  REQUIRE(b.ok());
+  LocalBoard& board = *b.value();
+  auto blob = [](char c) { return Bytes(kMaxInlinePayload + 100, static_cast<std::uint8_t>(c)); };
+  auto refer = [&](const Bytes& data, std::uint64_t seq) {
+    Entry e;
+    e.session_id.fill(0x5e);
+    e.round = 1;
+    e.type = MessageType::proof;
+    e.sequence = seq;
+    e.payload_kind = PayloadKind::blob_reference;
+    e.payload = blob_reference(data);
+    return sign_entry(e, Party(6).key());
+  };
+  // Nobody refers to it: refused, nothing stored.
+  CHECK(board.put_blob(blob('a')).error().code == Errc::not_found);
+  CHECK(board.get_blob(sha256(blob('a'))).error().code == Errc::not_found);
+  // The signed entry first, then its blob.
+  for (std::uint64_t i = 0; i < 4; ++i) REQUIRE(board.append(refer(blob(static_cast<char>('a' + i)), i)).ok());
+  REQUIRE(board.put_blob(blob('a')).ok());
+  CHECK(board.get_blob(sha256(blob('a'))).value() == blob('a'));
+  REQUIRE(board.put_blob(blob('a')).ok());  // again: idempotent
+  // A blob of another length under the same hash prefix is not the referenced one.
+  Bytes longer = blob('b');
+  longer.push_back(0);
+  CHECK(board.put_blob(longer).error().code == Errc::not_found);
+  REQUIRE(board.put_blob(blob('b')).ok());
+  REQUIRE(board.put_blob(blob('c')).ok());
+  // The quota holds three.
+  CHECK(board.put_blob(blob('d')).error().code == Errc::too_large);
+  CHECK(board.put_blob(blob('c')).ok());
+}
+
+TEST_CASE("store: another application's SQLite file is not made into a board", "[bulletin][board]") {
+  TempDir dir;
+  const std::string db = dir.file("other.db");
+  sql(db, "CREATE TABLE accounts(id INTEGER PRIMARY KEY, name TEXT)");
+  auto store = open_store(db, {});
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.error().code == Errc::invalid_argument);
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &h) == SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_schema", -1, &s, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+  CHECK(sqlite3_column_int(s, 0) == 1);
+  sqlite3_finalize(s);
+  sqlite3_close(h);
 }

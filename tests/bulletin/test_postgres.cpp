@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -87,6 +89,22 @@ class PgServer {
     return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/postgres";
   }
   [[nodiscard]] std::string file(const std::string& name) const { return dir_.file(name); }
+  // Runs SQL through psql; returns its first output line.
+  std::string psql(const std::string& sql) {
+    const std::string out = dir_.file("psql.out");
+    const std::string cmd = bindir_ + "/psql -X -q -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p " + std::to_string(port_) +
+                            " -U postgres -d postgres -c \"" + sql + "\" > " + out + " 2>&1";
+    if (std::system(cmd.c_str()) != 0) FAIL("psql failed: " << sql);
+    std::FILE* in = std::fopen(out.c_str(), "r");
+    char buf[256] = {0};
+    if (in != nullptr) {
+      if (std::fgets(buf, sizeof buf, in) == nullptr) buf[0] = 0;
+      std::fclose(in);
+    }
+    std::string line(buf);
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    return line;
+  }
 
  private:
   void run(const std::string& cmd) {
@@ -179,4 +197,114 @@ TEST_CASE("postgres: one database shared by two board servers", "[bulletin][post
   CHECK(r.exit_code() == 1);  // alice's equivocation is on record and named
   CHECK(r.equivocating_senders.size() == 1);
   for (const auto& check : r.checks) CHECK(check.status != CheckStatus::fail);
+}
+
+TEST_CASE("postgres: a server starts while another one appends", "[bulletin][postgres]") {
+  // Starting reads the stored checkpoint and the entries while the other server commits groups;
+  // a start must never take that for a checkpoint over missing entries.
+  PgServer pg;
+  auto a = open_pg(pg.url(), pg.file("a.state"));
+  std::atomic<bool> stop{false};
+  std::atomic<int> appended{0};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      Party p(static_cast<std::uint8_t>(60 + t));
+      for (std::uint64_t i = 0; !stop.load(); ++i) {
+        if (a->append(p.next(label("load ", i))).ok()) ++appended;
+      }
+    });
+  }
+  while (appended.load() < 50) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  int started = 0;
+  for (int i = 0; i < 12; ++i) {
+    auto store = open_store(pg.url(), {});
+    REQUIRE(store.ok());
+    const int before = appended.load();
+    auto b = LocalBoard::open(std::move(store).value(), {"pg.test/board", pg.file("b.state"), 512, {}});
+    if (!b) FAIL_CHECK("start " << i << ": " << b.error().message);
+    if (b.ok()) ++started;
+    // Starts overlapped with commits of the other server.
+    while (appended.load() == before) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  stop = true;
+  for (auto& t : writers) t.join();
+  CHECK(started == 12);
+  a.reset();
+  const AuditReport r = audit_board(pg.url(), {});
+  INFO(r.to_text());
+  CHECK(r.exit_code() == 0);
+}
+
+TEST_CASE("postgres: another application's schema is not made into a board", "[bulletin][postgres]") {
+  PgServer pg;
+  (void)pg.psql("CREATE SCHEMA other; CREATE TABLE other.accounts(id BIGINT PRIMARY KEY)");
+  // The board's tables would go to the first schema of the search path: `other`.
+  const std::string url = pg.url() + "?options=-csearch_path%3Dother";
+  auto store = open_store(url, {});
+  REQUIRE_FALSE(store.ok());
+  CHECK(store.error().code == Errc::invalid_argument);
+  CHECK(pg.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'other'") == "1");
+  // An empty schema becomes a board.
+  CHECK(open_store(pg.url(), {}).ok());
+}
+
+TEST_CASE("postgres: the key moves from the database to a key file", "[bulletin][postgres][key]") {
+  PgServer pg;
+  std::string vkey;
+  {
+    auto board = open_pg(pg.url(), pg.file("a.state"));  // no key file: the key stays in meta
+    vkey = board->vkey();
+    REQUIRE(board->append(Party(70).next("before")).ok());
+  }
+  CHECK(pg.psql("SELECT count(*) FROM meta WHERE key = 'signing_seed'") == "1");
+  LocalBoardOptions opt;
+  opt.state_path = pg.file("a.state");
+  opt.key_path = pg.file("board.key");
+  {
+    auto store = open_store(pg.url(), {});
+    REQUIRE(store.ok());
+    auto board = LocalBoard::open(std::move(store).value(), opt);
+    if (!board) FAIL(board.error().message);
+    CHECK(board.value()->vkey() == vkey);
+    REQUIRE(board.value()->append(Party(71).next("after")).ok());
+  }
+  CHECK(pg.psql("SELECT count(*) FROM meta WHERE key = 'signing_seed'") == "0");
+  REQUIRE(read_key_file(opt.key_path).ok());
+  // From now on the key file is needed, and enough.
+  auto store = open_store(pg.url(), {});
+  REQUIRE(store.ok());
+  auto again = LocalBoard::open(std::move(store).value(), opt);
+  REQUIRE(again.ok());
+  CHECK(again.value()->vkey() == vkey);
+  again.value().reset();
+  auto keyless = LocalBoard::open(open_store(pg.url(), {}).value(), {"pg.test/board", pg.file("b.state"), 512, {}});
+  REQUIRE_FALSE(keyless.ok());
+  CHECK(audit_board(pg.url(), {}).exit_code() == 0);
+}
+
+TEST_CASE("postgres: a cosignature stored through one server is served by the other", "[bulletin][postgres][note]") {
+  PgServer pg;
+  auto a = open_pg(pg.url(), pg.file("a.state"));
+  auto b = open_pg(pg.url(), pg.file("b.state"));
+  REQUIRE(a->append(Party(80).next("cosigned")).ok());
+  auto cp = open_checkpoint(a->checkpoint().value(), a->verifier());
+  REQUIRE(cp.ok());
+  // b catches up on its own (idle refresh), then takes the cosignature.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (b->size() < cp.value().size && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  REQUIRE(b->size() == cp.value().size);
+  REQUIRE(a->cosigned_checkpoint().ok());  // a has cached its (empty) cosignature lines
+  std::array<std::uint8_t, 32> seed{};
+  seed.fill(8);
+  Cosigner witness("party.example/8", SigningKey::from_seed(seed));
+  REQUIRE(b->add_cosignature(cp.value().size, witness.vkey(), witness.cosign(checkpoint_body(cp.value()), 1700000000)).ok());
+  bool served = false;
+  while (!served && std::chrono::steady_clock::now() < until + std::chrono::seconds(2)) {
+    served = a->cosigned_checkpoint().value().find("— party.example/8 ") != std::string::npos;
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(served);
 }

@@ -2,9 +2,16 @@
 // path, tlog-tiles paths, abuse (4xx, nothing stored), 64 concurrent appenders, fork detection.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -237,6 +244,7 @@ TEST_CASE("service: a forked view (two checkpoints of one size) is caught with e
   }
   // The operator keeps two databases with the same key and serves different histories.
   std::filesystem::copy_file(db_a, dir.file("b.db"));
+  std::filesystem::copy_file(db_a + ".key", dir.file("b.db.key"));
   Served a = serve(open_store(db_a).value());
   Served b = serve(open_store(dir.file("b.db")).value());
   REQUIRE(a.board->vkey() == b.board->vkey());
@@ -288,21 +296,17 @@ TEST_CASE("service: a forked view (two checkpoints of one size) is caught with e
   CHECK_FALSE(r2.fork->proof.empty());
 }
 
-TEST_CASE("service: blobs are stored by hash", "[bulletin][http]") {
+TEST_CASE("service: blobs are stored by hash once an entry refers to them", "[bulletin][http]") {
   Served s = serve(make_memory_store());
   httplib::Client raw(s.server->url());
   const std::string blob(kMaxInlinePayload + 10, 'b');
-  auto put = raw.Post("/blob", blob, "application/octet-stream");
-  REQUIRE(put);
-  REQUIRE(put->status == 200);
+  // Nobody refers to it yet: refused, nothing stored.
+  auto early = raw.Post("/blob", blob, "application/octet-stream");
+  REQUIRE(early);
+  CHECK(early->status == 404);
   const std::string hex = to_hex(sha256(blob));
-  CHECK(put->body == hex + "\n");
-  auto got = raw.Get(("/blob/" + hex).c_str());
-  REQUIRE(got);
-  CHECK(got->status == 200);
-  CHECK(got->body == blob);
-  CHECK(raw.Get(("/blob/" + std::string(64, '0')).c_str())->status == 404);
-  // An entry referencing the blob.
+  CHECK(raw.Get(("/blob/" + hex).c_str())->status == 404);
+  // The signed entry referencing the blob, then the blob.
   Party p(12);
   Entry e;
   e.type = MessageType::proof;
@@ -310,6 +314,15 @@ TEST_CASE("service: blobs are stored by hash", "[bulletin][http]") {
   e.payload = blob_reference(as_bytes(blob));
   const Bytes wire = sign_entry(e, p.key());
   CHECK(s.board->append(wire).ok());
+  auto put = raw.Post("/blob", blob, "application/octet-stream");
+  REQUIRE(put);
+  REQUIRE(put->status == 200);
+  CHECK(put->body == hex + "\n");
+  auto got = raw.Get(("/blob/" + hex).c_str());
+  REQUIRE(got);
+  CHECK(got->status == 200);
+  CHECK(got->body == blob);
+  CHECK(raw.Get(("/blob/" + std::string(64, '0')).c_str())->status == 404);
 }
 
 TEST_CASE("service: HTTPS with a pinned CA", "[bulletin][http][tls]") {
@@ -340,4 +353,295 @@ TEST_CASE("service: HTTPS with a pinned CA", "[bulletin][http][tls]") {
   auto r = client.value()->append(p.next("over TLS"));
   if (!r) FAIL(r.error().message);
   CHECK(r.value().index == 0);
+}
+
+namespace {
+
+// A loopback connection; `from` picks the client address within 127.0.0.0/8.
+int connect_raw(int port, const char* from = nullptr) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  if (from != nullptr) {
+    sockaddr_in src{};
+    src.sin_family = AF_INET;
+    REQUIRE(::inet_pton(AF_INET, from, &src.sin_addr) == 1);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src) == 0);
+  }
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  return fd;
+}
+
+void send_raw(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return;  // the server may close first; the caller checks what it answered
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+// Reads until the peer closes or `ms` pass.
+std::string read_until_close(int fd, int ms) {
+  std::string out;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) break;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// True when the server has closed `fd` (end of stream or reset), without waiting.
+bool closed_by_server(int fd) {
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) return false;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0) return true;
+    if (n < 0) return errno != EAGAIN && errno != EWOULDBLOCK;
+  }
+}
+
+struct RawServer {
+  std::unique_ptr<LocalBoard> board;
+  std::unique_ptr<BoardServer> server;
+  int port = 0;
+  explicit RawServer(ServerOptions so, int entries = 0) {
+    auto b = LocalBoard::open(make_memory_store(), {});
+    REQUIRE(b.ok());
+    board = std::move(b).value();
+    Party p(20);
+    for (int i = 0; i < entries; ++i) REQUIRE(board->append(p.next(std::string(900, 'e') + label("#", static_cast<std::uint64_t>(i)))).ok());
+    server = std::make_unique<BoardServer>(*board, so);
+    auto bound = server->start();
+    REQUIRE(bound.ok());
+    port = bound.value();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("service: slow, idle and non-reading clients leave the read API answering", "[bulletin][http][slow]") {
+  // 40 slow connections against 8 workers (5x): idle, a header byte at a time, a body byte at a
+  // time, and pipelined tile reads whose answers are never read.
+  ServerOptions so;
+  so.threads = 8;
+  so.header_timeout_ms = 1500;
+  so.body_timeout_ms = 1000;
+  so.body_min_rate = 1 << 20;
+  so.write_timeout_ms = 1500;
+  RawServer rs(so, 300);
+  std::vector<int> idle, header_trickle, body_trickle, unread;
+  for (int i = 0; i < 10; ++i) idle.push_back(connect_raw(rs.port));
+  for (int i = 0; i < 10; ++i) {
+    header_trickle.push_back(connect_raw(rs.port));
+    send_raw(header_trickle.back(), "GET /checkpoint HTTP/1.1\r\nHost: x\r\n");
+  }
+  for (int i = 0; i < 10; ++i) {
+    body_trickle.push_back(connect_raw(rs.port));
+    send_raw(body_trickle.back(), "POST /blob HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nb");
+  }
+  std::string pipelined;
+  for (int i = 0; i < 40; ++i) pipelined += "GET /tile/entries/000 HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (int i = 0; i < 10; ++i) {
+    unread.push_back(connect_raw(rs.port));
+    send_raw(unread.back(), pipelined);
+  }
+  std::atomic<bool> stop{false};
+  std::thread trickler([&] {
+    while (!stop.load()) {
+      for (int fd : header_trickle) send_raw(fd, "X");
+      for (int fd : body_trickle) send_raw(fd, "b");
+      std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    }
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  int answered = 0;
+  const std::string url = rs.server->url();
+  for (int i = 0; i < 20; ++i) {
+    httplib::Client c(url);
+    c.set_connection_timeout(2, 0);
+    c.set_read_timeout(2, 0);
+    auto cp = c.Get("/checkpoint");
+    auto tile = c.Get("/tile/0/000");
+    if (cp && cp->status == 200 && tile && tile->status == 200 && tile->body.size() == 256 * 32) ++answered;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(answered == 20);
+  auto appended = HttpBoard::connect({rs.server->url(), rs.board->vkey(), "", "", 5});
+  REQUIRE(appended.ok());
+  CHECK(appended.value()->append(Party(21).next("still appending")).ok());
+  // Header and body deadlines hold however steadily the bytes trickle in.
+  while (std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(3500)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  stop = true;
+  trickler.join();
+  int closed = 0;
+  for (const auto* group : {&idle, &header_trickle, &body_trickle}) {
+    for (int fd : *group) closed += closed_by_server(fd) ? 1 : 0;
+  }
+  CHECK(closed == 30);
+  for (const auto* group : {&idle, &header_trickle, &body_trickle, &unread}) {
+    for (int fd : *group) ::close(fd);
+  }
+}
+
+TEST_CASE("service: connections per client address and in total are bounded", "[bulletin][http][slow]") {
+  ServerOptions so;
+  so.threads = 4;
+  so.max_per_client = 16;
+  so.max_connections = 24;
+  RawServer rs(so);
+  std::vector<int> fds;
+  for (int i = 0; i < 30; ++i) fds.push_back(connect_raw(rs.port));
+  // A new client is served: the longest-waiting connections gave way.
+  httplib::Client c(rs.server->url());
+  c.set_read_timeout(2, 0);
+  auto cp = c.Get("/checkpoint");
+  REQUIRE(cp);
+  CHECK(cp->status == 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int open = 0;
+  for (int fd : fds) open += closed_by_server(fd) ? 0 : 1;
+  CHECK(open <= 16);
+  CHECK(open >= 14);
+  // From a second address: that address has room, the total does not.
+  std::vector<int> more;
+  for (int i = 0; i < 16; ++i) more.push_back(connect_raw(rs.port, "127.0.0.2"));
+  auto cp2 = c.Get("/checkpoint");
+  REQUIRE(cp2);
+  CHECK(cp2->status == 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  int open_total = 0;
+  for (int fd : fds) open_total += closed_by_server(fd) ? 0 : 1;
+  for (int fd : more) open_total += closed_by_server(fd) ? 0 : 1;
+  CHECK(open_total <= 24);
+  CHECK(open_total >= 21);
+  for (int fd : fds) ::close(fd);
+  for (int fd : more) ::close(fd);
+}
+
+TEST_CASE("service: pipelined requests get one answer each, in order", "[bulletin][http]") {
+  RawServer rs(ServerOptions{}, 3);
+  const int fd = connect_raw(rs.port);
+  send_raw(fd,
+           "GET /key HTTP/1.1\r\nHost: x\r\n\r\n"
+           "GET /checkpoint HTTP/1.1\r\nHost: x\r\n\r\n"
+           "GET /no/such/thing HTTP/1.1\r\nHost: x\r\n\r\n"
+           "GET /key HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string got = read_until_close(fd, 5000);
+  ::close(fd);
+  std::vector<std::string> statuses;
+  for (std::size_t at = got.find("HTTP/1.1 "); at != std::string::npos; at = got.find("HTTP/1.1 ", at + 1)) {
+    statuses.push_back(got.substr(at + 9, 3));
+  }
+  CHECK(statuses == std::vector<std::string>{"200", "200", "404", "200"});
+  CHECK(got.find(rs.board->vkey() + "\n") != std::string::npos);
+  // A client that shuts its sending side after its requests still gets every answer.
+  const int half = connect_raw(rs.port);
+  send_raw(half, "GET /key HTTP/1.1\r\nHost: x\r\n\r\nGET /checkpoint HTTP/1.1\r\nHost: x\r\n\r\n");
+  ::shutdown(half, SHUT_WR);
+  const std::string both = read_until_close(half, 5000);
+  ::close(half);
+  CHECK(both.find("HTTP/1.1 200") != std::string::npos);
+  CHECK(both.find("HTTP/1.1 200", both.find("HTTP/1.1 200") + 1) != std::string::npos);
+}
+
+TEST_CASE("service: one limit on request header bytes and fields", "[bulletin][http][abuse]") {
+  RawServer rs(ServerOptions{});
+  auto status_of = [&](const std::string& request) {
+    const int fd = connect_raw(rs.port);
+    std::thread writer([&] { send_raw(fd, request); });
+    const std::string got = read_until_close(fd, 5000);
+    writer.join();
+    ::close(fd);
+    return got.size() >= 12 ? got.substr(9, 3) : std::string("none");
+  };
+  const std::string start = "GET /key HTTP/1.1\r\nHost: x\r\n";
+  const std::string end = "Connection: close\r\n\r\n";
+  std::string many;
+  for (int i = 0; i < 20'000; ++i) many += "X-A: b\r\n";
+  std::string under;
+  for (int i = 0; i < 90; ++i) under += "X-A: b\r\n";
+  CHECK(status_of(start + "X-Big: " + std::string(100'000, 'a') + "\r\n" + end) == "431");
+  CHECK(status_of(start + many + end) == "431");
+  std::string fields_over;
+  for (int i = 0; i < 101; ++i) fields_over += "X-A: b\r\n";
+  CHECK(status_of(start + fields_over + end) == "431");
+  CHECK(status_of(start + under + end) == "200");
+  CHECK(status_of(start + "X-Big: " + std::string(20'000, 'a') + "\r\n" + end) == "200");
+  // A body over its route's limit is refused before it is read.
+  CHECK(status_of("POST /add HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n" + end) == "413");
+}
+
+TEST_CASE("service: appends waiting on storage leave workers for the read API", "[bulletin][http][slow]") {
+  // Storage that stalls (a slow fsync, a locked database): the first group's acknowledgement
+  // waits until released, and every append waits behind it.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> first{true};
+  LocalBoardOptions opt;
+  opt.after_commit = [&](std::uint64_t) {
+    if (first.exchange(false)) released.wait();
+  };
+  auto b = LocalBoard::open(make_memory_store(), opt);
+  REQUIRE(b.ok());
+  ServerOptions so;
+  so.threads = 4;
+  BoardServer server(*b.value(), so);
+  REQUIRE(server.start().ok());
+  std::vector<std::thread> appenders;
+  std::atomic<int> acked{0};
+  for (int i = 0; i < 6; ++i) {
+    appenders.emplace_back([&, i] {
+      httplib::Client c(server.url());
+      c.set_read_timeout(20, 0);
+      const Bytes e = Party(static_cast<std::uint8_t>(30 + i)).next("waits");
+      auto r = c.Post("/add", std::string(e.begin(), e.end()), "application/octet-stream");
+      if (r && r->status == 200) ++acked;
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  httplib::Client reader(server.url());
+  reader.set_read_timeout(2, 0);
+  auto cp = reader.Get("/checkpoint");
+  auto key = reader.Get("/key");
+  CHECK((cp && cp->status == 200));
+  CHECK((key && key->status == 200));
+  release.set_value();
+  for (auto& t : appenders) t.join();
+  CHECK(acked == 6);
+}
+
+TEST_CASE("service: answers waiting to be read are bounded in bytes", "[bulletin][http][slow]") {
+  ServerOptions tight;
+  tight.answer_budget = 0;
+  RawServer none(tight, 300);
+  httplib::Client c(none.server->url());
+  auto bundle = c.Get("/tile/entries/000");
+  REQUIRE(bundle);
+  CHECK(bundle->status == 503);
+  CHECK(c.Get("/checkpoint")->status == 200);  // small answers always pass
+  // An answer written out returns its share: one bundle at a time fits again and again.
+  ServerOptions one;
+  one.answer_budget = 300 * 1024;
+  RawServer rs(one, 300);
+  httplib::Client d(rs.server->url());
+  for (int i = 0; i < 3; ++i) {
+    auto r = d.Get("/tile/entries/000");
+    REQUIRE(r);
+    CHECK(r->status == 200);
+    CHECK(r->body.size() > 200 * 1024);
+  }
 }

@@ -1,9 +1,14 @@
 // gopa/bulletin/board.hpp — the board interface the protocol roles use, and the local board.
 //
 //   auto board = LocalBoard::open(make_memory_store(), {}).value();   // in-memory
-//   auto board = LocalBoard::open(open_store("b.db").value(), {.state_path = "b.db.state"});
+//   auto board = LocalBoard::open(open_store("b.db").value(), {.state_path = "b.db.state"});  // key: b.db.key
 //   Result<AppendReceipt> r = board->append(sign_entry(entry, party_key));
 //   // r.value().index, .proof (inclusion in r.value().checkpoint), .checkpoint (signed note)
+//   auto audit = LocalBoard::open(open_store("b.db", {.create = false, .read_only = true}).value(),
+//                                 {.read_only = true});                  // writes nothing, no key
+//
+// Security: the log's signing key lives in its own file (mode 0600), never in the database, so a
+// database can be handed to auditors.
 //
 // Roles never see sockets: LocalBoard (in process, over a Store) and HttpBoard (client.hpp) both
 // implement Board. LocalBoard runs one sequencer thread that commits concurrent appends in groups
@@ -21,6 +26,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -63,7 +69,27 @@ struct LocalBoardOptions {
   std::size_t max_batch = 512;
   // Tests: a hook called after a group is durable and before it is acknowledged.
   std::function<void(std::uint64_t size)> after_commit;
+  // The log's signing key lives in its own file (write_key_file below, mode 0600, created once and
+  // never overwritten), not in the database. "" = the store's default (`<db>.key` next to a SQLite
+  // file); a store without a file (memory, or PostgreSQL without a key path) keeps the key in its
+  // meta table. A database of an earlier version that holds the key is migrated on the first
+  // writable open: the key is written to the key file, then erased from the database.
+  std::string key_path{};
+  // Audits: nothing is written, no sequencer runs, append() is refused, and no key file is read
+  // (the database holds the public key).
+  bool read_only = false;
+  // Blobs (POST /blob): only those an entry of the log refers to, up to this many bytes in total.
+  std::uint64_t blob_quota = 1ull << 30;
 };
+
+// The signing-key file: one line "gopa-board-key/v1 <64 hex digits of the Ed25519 seed>".
+// Written with mode 0600 under a temporary name and linked into place, so an existing file is
+// never replaced; read only if neither group nor others may access it.
+[[nodiscard]] Status write_key_file(const std::string& path, const SigningKey& key);
+[[nodiscard]] Result<SigningKey> read_key_file(const std::string& path);
+// The vkey of the board stored in `store` (from its public key, or from the key of a database of
+// an earlier version), without reading any key file.
+[[nodiscard]] Result<std::string> stored_vkey(Store& store);
 
 class LocalBoard final : public Board {
  public:
@@ -105,7 +131,8 @@ class LocalBoard final : public Board {
     }
   };
 
-  LocalBoard(std::unique_ptr<Store> store, LocalBoardOptions options, NoteSigner signer);
+  LocalBoard(std::unique_ptr<Store> store, LocalBoardOptions options, std::optional<NoteSigner> signer,
+             NoteVerifier verifier);
   Status load();
   Status sync_from_store();
   Status refresh_shared();
@@ -113,13 +140,14 @@ class LocalBoard final : public Board {
   void sequencer_loop();
   void process_batch(std::vector<Request*>& batch, int attempt = 0);
   AppendReceipt receipt_for(std::uint64_t index) const;
+  void index_entry(const Entry& e, const Hash& leaf, std::uint64_t index);
 
   std::unique_ptr<Store> store_;
   LocalBoardOptions options_;
-  NoteSigner signer_;
+  std::optional<NoteSigner> signer_;  // absent on a read-only board
   NoteVerifier verifier_;
 
-  mutable std::shared_mutex tree_mu_;  // guards tree_, by_leaf_, by_seq_, latest_
+  mutable std::shared_mutex tree_mu_;  // guards tree_, by_leaf_, by_seq_, blob_refs_, latest_
   MerkleTree tree_;
   struct HashHasher {
     std::size_t operator()(const Hash& h) const noexcept {
@@ -130,7 +158,15 @@ class LocalBoard final : public Board {
   };
   std::unordered_map<Hash, std::uint64_t, HashHasher> by_leaf_;
   std::map<SeqKey, std::uint64_t> by_seq_;
+  std::unordered_map<Hash, std::uint64_t, HashHasher> blob_refs_;  // blob hash → length, from entries
   StoredCheckpoint latest_;
+
+  // Cosignature lines of the checkpoint of size cos_size_, so GET /checkpoint does not wait for
+  // the store while a group commits. A server of a shared store re-reads them after catching up.
+  std::mutex cos_mu_;
+  std::uint64_t cos_size_ = UINT64_MAX;
+  std::vector<std::string> cos_lines_;
+  void cache_cosignatures(std::uint64_t size, std::vector<std::string> lines);
 
   std::mutex store_mu_;  // one user of the store connection at a time
   std::mutex queue_mu_;

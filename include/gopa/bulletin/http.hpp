@@ -15,6 +15,7 @@
 // then an ordinary write error).
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,7 +24,6 @@
 #include "gopa/bulletin/board.hpp"
 
 namespace httplib {
-class Server;
 class Client;
 }  // namespace httplib
 
@@ -38,13 +38,41 @@ namespace gopa::bulletin {
 // Splits an entry bundle (uint16 big-endian length-prefixed entries).
 [[nodiscard]] Result<std::vector<Bytes>> split_entry_bundle(std::span<const std::uint8_t> bundle);
 
+inline constexpr int kMaxServerThreads = 4096;
+
+// The service reads requests on one event thread and hands only complete requests (header and
+// body) to `threads` workers, so connections that are idle, slow to send or never read their
+// answers hold no worker. A quarter of the workers (at least one, from two workers up) is kept
+// for GET /checkpoint, /tile/… and /key, so the read API answers while every other worker waits on
+// appends. Limits (docs/board.md §5): a request header of at most kMaxHeaderBytes and
+// kMaxHeaderFields fields (else 431), read within header_timeout_ms of its first byte (of the
+// connection, for the first request); a body read within body_timeout_ms plus one second per
+// body_min_rate bytes; at most max_connections connections and max_per_client per client
+// address: beyond either, the connection idle or waiting the longest is closed for the new one.
+inline constexpr std::size_t kMaxHeaderBytes = 32 * 1024;
+inline constexpr std::size_t kMaxHeaderFields = 100;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0: ephemeral
-  std::string tls_cert;  // PEM files; both empty: plain HTTP
-  std::string tls_key;
-  int threads = 96;      // connections served at once (keep-alive holds one thread each)
+  std::string tls_cert{};  // PEM files; both empty: plain HTTP
+  std::string tls_key{};
+  int threads = 96;                      // requests handled at once
+  int listen_fd = -1;                    // a socket from bind_listener, adopted by start()
+  std::size_t max_connections = 1024;
+  std::size_t max_per_client = 64;
+  int header_timeout_ms = 10'000;
+  int body_timeout_ms = 10'000;
+  std::size_t body_min_rate = 256 * 1024;  // bytes per second
+  int idle_timeout_ms = 30'000;            // keep-alive between requests
+  int write_timeout_ms = 10'000;           // without progress writing an answer
+  std::size_t body_budget = 256u << 20;    // bytes of request bodies buffered at once, all connections
+  std::size_t answer_budget = 256u << 20;  // bytes of answers not yet written; a larger one: 503
 };
+
+// Binds and listens on host:port (0: ephemeral); the socket is closed on exec. Binding before
+// opening the database lets a server whose port is taken fail without creating anything.
+[[nodiscard]] Result<int> bind_listener(const std::string& host, int port);
 
 class BoardServer {
  public:
@@ -52,17 +80,17 @@ class BoardServer {
   ~BoardServer();
   BoardServer(const BoardServer&) = delete;
   BoardServer& operator=(const BoardServer&) = delete;
-  // Binds and starts serving on a background thread; returns the bound port.
+  // Binds (unless given listen_fd) and starts serving on background threads; returns the port.
   [[nodiscard]] Result<int> start();
   void stop();
   [[nodiscard]] std::string url() const;
 
+  struct Impl;
+
  private:
-  void routes();
   LocalBoard& board_;
   ServerOptions options_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::unique_ptr<Impl> impl_;
   int port_ = 0;
 };
 

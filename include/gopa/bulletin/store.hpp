@@ -24,7 +24,9 @@
 
 namespace gopa::bulletin {
 
-inline constexpr int kSchemaVersion = 1;
+// 2: meta holds the log's public key, and its signing key only where the board has no key file.
+// A version 1 database (the key in meta) is upgraded on its first writable open.
+inline constexpr int kSchemaVersion = 2;
 // Message prefix of the Errc::io error append_batch returns when another server appended first.
 inline constexpr std::string_view kLogMoved = "log moved";
 
@@ -75,12 +77,23 @@ class Store {
   [[nodiscard]] virtual Result<std::optional<std::string>> get_meta(const std::string& key) = 0;
   // Inserts the pairs whose key is absent, in one transaction.
   [[nodiscard]] virtual Status init_meta(const std::vector<std::pair<std::string, std::string>>& kv) = 0;
+  // Inserts or replaces one pair.
+  [[nodiscard]] virtual Status set_meta(const std::string& key, const std::string& value) = 0;
 
   [[nodiscard]] virtual Result<std::uint64_t> size() = 0;
   [[nodiscard]] virtual Result<std::vector<StoredRow>> read_rows(std::uint64_t begin, std::uint64_t end) = 0;
 
+  // Deletes a meta row so that its value stays neither in free pages nor in the journal (used to
+  // move the signing key out of a database created by an earlier version).
+  [[nodiscard]] virtual Status erase_meta(const std::string& key) = 0;
+  // Where the log's signing key is kept by default: next to a database file ("<path>.key"); ""
+  // where the store is not a file (the caller names the key file, or keeps the key in memory).
+  [[nodiscard]] virtual std::string default_key_path() const { return {}; }
+
   // Appends entries at indices first, first+1, ...; fails with Errc::io "log moved" if the stored
   // size is not `first`. With entries, `seal` must return the checkpoint to store with them.
+  // Evidence is kept once per entry of the log: a record whose existing_index already has one is
+  // skipped (one signed pair proves the equivocation; more would let one sender grow the store).
   [[nodiscard]] virtual Status append_batch(std::uint64_t first, std::span<const PendingEntry> entries,
                                             std::span<const EquivocationRecord> evidence,
                                             const SealFn& seal) = 0;
@@ -94,14 +107,20 @@ class Store {
 
   [[nodiscard]] virtual Status put_blob(const Hash& hash, std::span<const std::uint8_t> data) = 0;
   [[nodiscard]] virtual Result<std::optional<Bytes>> get_blob(const Hash& hash) = 0;
+  // Total size of the stored blobs, in bytes.
+  [[nodiscard]] virtual Result<std::uint64_t> blob_bytes() = 0;
 };
 
 struct StoreOptions {
   bool create = true;      // create the schema if the database is empty
-  bool read_only = false;  // audits open the database read-only
+  // Audits: nothing is written. A SQLite file without a -wal file is opened immutable, so no
+  // -wal/-shm file is created and a file without write permission can be read.
+  bool read_only = false;
 };
 
-// `location` is a file path (SQLite) or a postgresql:// / postgres:// URL.
+// `location` is a file path (SQLite) or a postgresql:// / postgres:// URL. A database that holds
+// tables but no board (another application's) is refused with Errc::invalid_argument, never
+// extended with the board's tables.
 [[nodiscard]] Result<std::unique_ptr<Store>> open_store(const std::string& location, StoreOptions options = {});
 [[nodiscard]] Result<std::unique_ptr<Store>> open_sqlite_store(const std::string& path, StoreOptions options);
 [[nodiscard]] Result<std::unique_ptr<Store>> open_postgres_store(const std::string& url, StoreOptions options);
