@@ -248,6 +248,7 @@ int run_party_cmd(const PartyArgs& a) {
     j["estimate"] = out.estimate;
     j["counted"] = out.counted.size();
     j["counted_me"] = out.counted_me;
+    if (!out.coordinator_problem.empty()) j["coordinator_problem"] = out.coordinator_problem;
     if (accepted) {
       j["privacy"] = privacy_sentence(*accepted);
       j["privacy_claim"] = certificate_json(*accepted);
@@ -257,6 +258,10 @@ int run_party_cmd(const PartyArgs& a) {
     if (accepted) std::printf("privacy: %s\n", privacy_sentence(*accepted).c_str());
     for (std::size_t j = 0; j < out.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, out.estimate[j]);
     std::printf("counted %zu parties%s\n", out.counted.size(), out.counted_me ? " (this party included)" : " (this party excluded)");
+  }
+  if (!out.coordinator_problem.empty()) {
+    std::fprintf(stderr, "gopa party: %s\n", out.coordinator_problem.c_str());
+    return kExitLogMisbehaved;
   }
   return out.counted_me ? kExitOk : kExitMisbehaved;
 }
@@ -295,7 +300,9 @@ void add_party_commands(CLI::App& app, Context& ctx) {
       "that its parameters meet this party's (ε, δ) at its honest fraction (otherwise refuses, posting\n"
       "nothing, and says why), then plays every round (commitments, proofs, pairwise seeds, masked value)\n"
       "and prints the released average.\n"
-      "Exit: 0 counted, 1 this party was excluded, 3 bad input or parameters refused, 4 I/O error or timeout.");
+      "Exit: 0 counted, 1 this party was excluded, 2 the coordinator misbehaved (its result is not the\n"
+      "recomputation, or a round was closed out of order; the recomputation is printed), 3 bad input or\n"
+      "parameters refused, 4 I/O error or timeout.");
   party->add_option("--board", p->board, "URL of the board (gopa board serve)")->required();
   party->add_option("--board-key", p->board_key, "the board's verifier key (vkey)")->required();
   party->add_option("--id", p->id, "this party's index in the roster (0-based)")->required();

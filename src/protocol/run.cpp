@@ -53,6 +53,14 @@ constexpr std::uint32_t recovery_round(std::uint32_t wave) {
 constexpr bool is_recovery_round(std::uint32_t r) {
   return r == kRoundRecovery || (r >= kRoundRecoveryWave1 && r < kRoundRecoveryWave1 + kMaxRecoveryWaves - 1);
 }
+// The rounds the coordinator closes, in the only order readers accept.
+std::vector<std::uint32_t> close_order(const SessionParams& p) {
+  std::vector<std::uint32_t> out{kRoundSeedCommit, kRoundSeedReveal};
+  if (p.noise == NoiseMode::hidden) out.push_back(kRoundCommittee);
+  for (std::uint32_t r = kRoundEdgeSeed; r <= kRoundRecovery; ++r) out.push_back(r);
+  for (std::uint32_t w = 1; w < kMaxRecoveryWaves; ++w) out.push_back(recovery_round(w));
+  return out;
+}
 // Rounds a party marks finished (and the coordinator closes).
 constexpr bool is_party_round(std::uint32_t r) {
   return (r >= kRoundSeedCommit && r <= kRoundRecovery) || r == kRoundCommittee || is_recovery_round(r);
@@ -188,6 +196,8 @@ struct View {
   std::size_t noise_seeds = 0;                     // seed commitments per party
   std::map<std::uint32_t, std::set<std::uint32_t>> done;  // round → parties that marked it finished
   std::set<std::uint32_t> closed;                  // rounds the coordinator closed
+  std::size_t closes = 0;                          // closes accepted so far (index into close_order)
+  std::vector<std::string> coordinator_problems;   // the coordinator's entries readers refused
   std::size_t late = 0;                            // entries of closed rounds (ignored)
   std::map<std::uint32_t, std::string> malformed;  // party → first malformed message of rounds 2–8, 11
   // Named, never excluded for (they cannot change what honest readers computed before): entries
@@ -257,9 +267,27 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
       }
       const SessionParams& p = v.setup->params;
       if (en.sender == v.coordinator) {
-        if (en.type == MessageType::result && !v.result) v.result = ResultMessage::decode(en.payload, p.dim, p.parties);
-        if (en.type == MessageType::round_cosignature) {
-          if (auto mk = RoundMarker::decode(en.payload)) v.closed.insert(mk->round);
+        // Rounds close one after the other in close_order; a close out of that order (a later
+        // round early, which would make honest parties' entries of it late) is refused.
+        if (en.type == MessageType::result && !v.result) {
+          v.result = ResultMessage::decode(en.payload, p.dim, p.parties);
+          if (!v.result) v.coordinator_problems.push_back("malformed result");
+        } else if (en.type == MessageType::round_cosignature) {
+          const std::vector<std::uint32_t> order = close_order(p);
+          auto mk = RoundMarker::decode(en.payload);
+          if (!mk || mk->round != en.round) {
+            v.coordinator_problems.push_back("malformed round close");
+          } else if (v.closed.count(mk->round)) {
+            // a repeated close changes nothing
+          } else if (v.closes < order.size() && order[v.closes] == mk->round) {
+            v.closed.insert(mk->round);
+            ++v.closes;
+          } else {
+            v.coordinator_problems.push_back("close of round " + std::to_string(mk->round) + " out of order (next: " +
+                                             (v.closes < order.size() ? std::to_string(order[v.closes]) : std::string("none")) + ")");
+          }
+        } else if (en.type != MessageType::party_key) {
+          v.coordinator_problems.push_back(std::string("coordinator entry of type ") + message_type_name(en.type) + " ignored");
         }
         continue;
       }
@@ -420,15 +448,23 @@ Point noise_term(const CommitMessage& m, const SessionParams& p, std::uint32_t j
 // The coordinator's signed entries, numbered in order.
 class CoordinatorPoster {
  public:
-  CoordinatorPoster(bulletin::Board& board, const Bytes32& sid, SigningKey key)
-      : board_(board), sid_(sid), key_(std::move(key)) {}
+  using Deviate = std::function<std::vector<Entry>(const Entry&)>;
+  CoordinatorPoster(bulletin::Board& board, const Bytes32& sid, SigningKey key, Deviate deviate = {})
+      : board_(board), sid_(sid), key_(std::move(key)), deviate_(std::move(deviate)) {}
   bulletin::Status post(std::uint32_t round, MessageType type, Bytes payload) {
     Entry e;
     e.session_id = sid_;
     e.round = round;
     e.type = type;
-    e.sequence = sequence_++;
     e.payload = std::move(payload);
+    if (deviate_) {  // test only: a malicious coordinator
+      for (Entry& d : deviate_(e)) {
+        d.sequence = sequence_++;
+        (void)board_.append(bulletin::sign_entry(d, key_));
+      }
+      return {};
+    }
+    e.sequence = sequence_++;
     auto r = board_.append(bulletin::sign_entry(e, key_));
     if (!r) return r.error();
     return {};
@@ -438,6 +474,7 @@ class CoordinatorPoster {
   bulletin::Board& board_;
   Bytes32 sid_;
   SigningKey key_;
+  Deviate deviate_;
   std::uint64_t sequence_ = 0;
 };
 
@@ -1882,12 +1919,23 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   GOPA_TRY_VIEW(vr, wait_view(board, o.poll_ms, close_wait, [](const View& v) { return v.result.has_value(); },
                               "the result"));
 #undef GOPA_TRY_VIEW
+  // The party checks the released result against its own recomputation over the same rounds;
+  // a different one is the coordinator's fault: the party reports its own.
   PartyOutcome out;
   out.session_id = sid;
-  out.counted = vr.value().result->counted;
-  out.counted_me = std::find(out.counted.begin(), out.counted.end(), u) != out.counted.end();
-  out.estimate = estimate_of(p, vr.value().result->sum, out.counted.size());
   const Verdict verdict = judge(vr.value(), g, &cache);
+  const ResultMessage& released = *vr.value().result;
+  if (released.counted != verdict.counted || released.sum != verdict.sum) {
+    out.coordinator_problem = "the coordinator released a result that is not the recomputation over the board (" +
+                              std::to_string(released.counted.size()) + " counted there, " +
+                              std::to_string(verdict.counted.size()) + " here); the recomputation is reported";
+  }
+  for (const auto& problem : vr.value().coordinator_problems) {
+    if (out.coordinator_problem.empty()) out.coordinator_problem = "the coordinator's entries were refused: " + problem;
+  }
+  out.counted = verdict.counted;
+  out.counted_me = std::find(out.counted.begin(), out.counted.end(), u) != out.counted.end();
+  out.estimate = estimate_of(p, verdict.sum, out.counted.size());
   out.excluded = verdict.bad;
   out.named = verdict.named;
   return out;
@@ -1906,7 +1954,7 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   RunReport report;
   const Bytes32 sid = p.session_id();
   report.session_id = sid;
-  CoordinatorPoster coordinator(board, sid, SigningKey::from_seed(o.sign_seed));
+  CoordinatorPoster coordinator(board, sid, SigningKey::from_seed(o.sign_seed), o.deviate);
   auto post = [&](std::uint32_t round, MessageType type, Bytes payload) {
     return coordinator.post(round, type, std::move(payload));
   };
@@ -1995,6 +2043,11 @@ AuditReport audit_session(bulletin::Board& board) {
   const View& v = view.value();
   a.checks.push_back({"entries signed and canonical", v.log_problems.empty() ? CheckStatus::pass : CheckStatus::fail,
                       v.log_problems.empty() ? std::to_string(v.entries) + " entries" : v.log_problems.front()});
+  a.checks.push_back({"coordinator: rounds closed in order", v.coordinator_problems.empty() ? CheckStatus::pass : CheckStatus::fail,
+                      v.coordinator_problems.empty() ? std::to_string(v.closes) + " rounds closed"
+                                                     : std::to_string(v.coordinator_problems.size()) + " entries refused: " +
+                                                           v.coordinator_problems.front()});
+  if (!v.coordinator_problems.empty()) a.log_ok = false;
   const SessionParams& p = v.setup->params;
   const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
   Verdict verdict = judge(v, g, nullptr);
@@ -2010,12 +2063,15 @@ AuditReport audit_session(bulletin::Board& board) {
   if (!verdict.withheld.empty()) {
     a.checks.push_back({"result withheld", v.result ? CheckStatus::fail : CheckStatus::pass,
                         v.result ? "a result was released although " + verdict.withheld : verdict.withheld});
+    if (v.result) a.log_ok = false;
   } else if (!v.result) {
     a.checks.push_back({"released result", CheckStatus::fail, "no result entry from the coordinator"});
   } else {
     const bool same = v.result->counted == verdict.counted && v.result->sum == verdict.sum;
     a.checks.push_back({"released result matches the recomputation", same ? CheckStatus::pass : CheckStatus::fail,
-                        std::to_string(v.result->counted.size()) + " parties counted"});
+                        std::to_string(v.result->counted.size()) + " parties counted" +
+                            (same ? "" : "; the coordinator's result is not the recomputation over the board")});
+    if (!same) a.log_ok = false;  // the coordinator's fault, never a party's
   }
   return a;
 }

@@ -64,7 +64,7 @@ using Deviate = std::function<std::vector<Entry>(const Entry&)>;
 // One session: the coordinator and every party in threads; `deviate` drives party `bad`; `after`
 // posts more once everyone has finished; then the audit.
 Outcome run(const Setup& s, const std::map<std::uint32_t, Deviate>& deviating,
-            const std::function<void(bulletin::Board&)>& after = {}) {
+            const std::function<void(bulletin::Board&)>& after = {}, Deviate coordinator = {}) {
   auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
   Outcome out;
   out.parties.resize(s.p.parties);
@@ -73,6 +73,7 @@ Outcome run(const Setup& s, const std::map<std::uint32_t, Deviate>& deviating,
   co.roster = s.roster;
   co.sign_seed[0] = 0xc7;
   co.poll_ms = 5;
+  co.deviate = std::move(coordinator);
   std::vector<std::thread> threads;
   threads.emplace_back([&] { out.coordinated = run_coordinator(co, *board); });
   for (std::uint32_t u = 0; u < s.p.parties; ++u) {
@@ -266,4 +267,73 @@ TEST_CASE("A party that withholds the seed it owes is excluded; its honest neigh
     }
   }
   CHECK(withheld_seen > 0);
+}
+
+TEST_CASE("A malicious coordinator: a false result is caught by every party and the auditor, nobody honest blamed",
+          "[protocol][adversary][coordinator]") {
+  const Setup s = make_setup(6, 301);
+  for (int variant = 0; variant < 2; ++variant) {
+    INFO("variant " << variant);
+    const Deviate forge_result = [variant, &s](const Entry& planned) {
+      Entry e = planned;
+      if (e.type == MessageType::result) {
+        auto r = ResultMessage::decode(e.payload, 1, s.p.parties);
+        REQUIRE(r.has_value());
+        if (variant == 0) r->sum[0] += Scalar::from_u64(std::uint64_t{1} << 20);  // the sum moved by 16
+        else r->counted.erase(r->counted.begin());                                // an honest party dropped
+        e.payload = r->encode(s.p.parties);
+      }
+      return std::vector<Entry>{e};
+    };
+    const Outcome o = run(s, {}, {}, forge_result);
+    REQUIRE(o.coordinated.has_value());
+    REQUIRE(o.coordinated->ok());
+    for (std::uint32_t u = 0; u < s.p.parties; ++u) {
+      INFO("party " << u);
+      REQUIRE(o.parties[u].has_value());
+      REQUIRE(o.parties[u]->ok());
+      const PartyOutcome& po = o.parties[u]->value();
+      CHECK(po.coordinator_problem.find("not the recomputation") != std::string::npos);
+      CHECK(po.counted_me);             // its own recomputation counts it
+      CHECK(po.counted.size() == 6);
+      CHECK(po.excluded.empty());
+      CHECK(o.audit.misbehaving.count(u) == 0);
+    }
+    CHECK_FALSE(o.audit.log_ok);  // the coordinator's fault: exit code 2 in `gopa audit`
+    CHECK(o.audit.counted.size() == 6);
+  }
+}
+
+TEST_CASE("A malicious coordinator closing rounds out of order, twice or early is refused by every reader",
+          "[protocol][adversary][coordinator]") {
+  // Before every close it also posts the close of a later round (2 → 5, …: those would make the
+  // honest parties' entries of that round late) and repeats every close.
+  const Setup s = make_setup(6, 302);
+  const Deviate early_closes = [](const Entry& planned) {
+    std::vector<Entry> out;
+    if (planned.type == MessageType::round_cosignature) {
+      Entry early = planned;
+      const std::uint32_t later = planned.round == 9 ? 12 : planned.round + 3;
+      early.round = later;
+      early.payload = RoundMarker{later}.encode();
+      out.push_back(early);
+      out.push_back(planned);
+      out.push_back(planned);
+      return out;
+    }
+    out.push_back(planned);
+    return out;
+  };
+  const Outcome o = run(s, {}, {}, early_closes);
+  check_promises(s, {}, o);
+  CHECK(o.coordinated->value().counted.size() == 6);
+  CHECK_FALSE(o.audit.log_ok);  // the refused closes are the coordinator's log problem
+  bool order_failed = false;
+  for (const auto& c : o.audit.checks) {
+    if (c.name == "coordinator: rounds closed in order") order_failed = c.status == CheckStatus::fail;
+  }
+  CHECK(order_failed);
+  for (std::uint32_t u = 0; u < s.p.parties; ++u) {
+    CHECK(o.parties[u]->value().coordinator_problem.find("out of order") != std::string::npos);
+  }
 }

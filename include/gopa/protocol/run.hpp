@@ -145,6 +145,10 @@ struct PartyOutcome {
   // Parties that misbehaved without being excluded for it (entries outside their rounds,
   // offences inside recovery rounds: docs/protocol.md § Rounds).
   std::map<std::uint32_t, std::string> named;
+  // Non-empty when the coordinator misbehaved: its result differs from this party's
+  // recomputation over the board (then estimate and counted are the recomputation's), or some of
+  // its entries were refused (a round closed out of order).
+  std::string coordinator_problem;
 };
 
 // Runs party `index` to the end of the session found on the board (waits for its setup).
@@ -156,6 +160,9 @@ struct CoordinatorOptions {
   Key32 sign_seed{};
   std::uint32_t poll_ms = 50;
   std::function<void(const std::string&)> log;
+  // TEST ONLY: a malicious coordinator. Called with every entry the coordinator is about to post
+  // (unsigned); the entries it returns are signed and posted instead (failures skipped).
+  std::function<std::vector<bulletin::Entry>(const bulletin::Entry& planned)> deviate;
 };
 
 // Posts the setup, closes every round, and releases the result.
