@@ -123,22 +123,34 @@ TEST_CASE("gopa run with CSV inputs reports the estimate of those inputs", "[cli
   CHECK_FALSE(j.contains("true_mean"));
 }
 
+namespace {
+// `gopa run ARGS --board DB --json` with `deviating` deviating parties, then `gopa audit` of DB:
+// both exit 1, every deviating party is excluded by the run and named by the audit, and the
+// two agree on the estimate. Returns both reports.
+std::pair<nlohmann::json, nlohmann::json> run_and_audit(const TempDir& d, const std::string& args, const std::string& db,
+                                                        std::size_t deviating) {
+  auto r = gopa("run " + args + " --board " + db + " --json", d.path);
+  CHECK(r.code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("deviating").size() == deviating);
+  CHECK(j.at("excluded").size() == deviating);
+  for (const auto& [party, kind] : j.at("deviating").items()) CHECK(j.at("excluded").contains(party));
+  auto a = gopa("audit --board " + db + " --json", d.path);
+  CHECK(a.code == 1);
+  auto ja = nlohmann::json::parse(a.out);
+  CHECK(ja.at("misbehaving").size() == deviating);
+  for (const auto& [party, kind] : j.at("deviating").items()) CHECK(ja.at("misbehaving").contains(party));
+  CHECK(ja.at("estimate") == j.at("estimate"));
+  return {j, ja};
+}
+}  // namespace
+
 TEST_CASE("gopa run --cheat/--dropouts: cheaters are named, exit code 1, audit agrees", "[cli][run]") {
   TempDir d;
-  auto r = gopa("run --parties 12 --board m.db --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --cheat cancel:2 "
-                "--cheat output:1 --dropouts 1 --json",
-                d.path);
-  CHECK(r.code == 1);
-  const auto j = nlohmann::json::parse(r.out);
-  CHECK(j.at("deviating").size() == 4);
-  CHECK(j.at("excluded").size() == 4);
-  for (const auto& [party, kind] : j.at("deviating").items()) CHECK(j.at("excluded").contains(party));
+  const auto [j, ja] = run_and_audit(
+      d, "--parties 12 --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --cheat cancel:2 --cheat output:1 --dropouts 1",
+      "m.db", 4);
   CHECK(j.at("counted") == 8);
-  auto a = gopa("audit --board m.db --json", d.path);
-  CHECK(a.code == 1);
-  const auto ja = nlohmann::json::parse(a.out);
-  CHECK(ja.at("misbehaving").size() == 4);
-  CHECK(ja.at("estimate") == j.at("estimate"));
   CHECK(gopa("run --parties 4 --cheat bogus:1 2>/dev/null", d.path).code == 3);
   CHECK(gopa("run --parties 4 --cheat output:x 2>/dev/null", d.path).code == 3);
   CHECK(gopa("run --parties 4 --cheat output:4 --sigma-eta 1 --sigma-delta 1 2>/dev/null", d.path).code == 3);
@@ -149,12 +161,8 @@ TEST_CASE("gopa run: forged domain and noise proofs are excluded and named; the 
   // (an input far below 0 behind a range proof forged along G) and a party that changed its noise
   // seed after the public randomness. Both are excluded by the run and by an unmodified audit.
   TempDir d;
-  auto r = gopa("run --parties 8 --dim 2 --board f.db --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --cheat forge:1 "
-                "--cheat seed:1 --json",
-                d.path);
-  CHECK(r.code == 1);
-  const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j.at("deviating").size() == 2);
+  const auto [j, ja] = run_and_audit(
+      d, "--parties 8 --dim 2 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --cheat forge:1 --cheat seed:1", "f.db", 2);
   for (const auto& [party, kind] : j.at("deviating").items()) {
     REQUIRE(j.at("excluded").contains(party));
     const std::string why = j.at("excluded").at(party).get<std::string>();
@@ -163,11 +171,6 @@ TEST_CASE("gopa run: forged domain and noise proofs are excluded and named; the 
   }
   CHECK(j.at("input_max") == 1.0);
   for (double e : j.at("estimate").get<std::vector<double>>()) CHECK(std::fabs(e - 0.5) < 0.5);
-  auto a = gopa("audit --board f.db --json", d.path);
-  CHECK(a.code == 1);
-  const auto ja = nlohmann::json::parse(a.out);
-  CHECK(ja.at("misbehaving").size() == 2);
-  for (const auto& [party, kind] : j.at("deviating").items()) CHECK(ja.at("misbehaving").contains(party));
   int failed = 0;
   for (const auto& c : ja.at("checks")) {
     const std::string name = c.at("check").get<std::string>();

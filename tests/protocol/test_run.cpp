@@ -272,60 +272,82 @@ TEST_CASE("A roster longer than one board entry: the setup spans several entries
   }
 }
 
-TEST_CASE("A party refuses an input outside the session's domain [0, M] before it posts anything",
-          "[protocol][run][domain]") {
-  // M = 1 (the coordinator's --input-max 1): inputs 0.5, 0.5 and 60000. The third party refuses
-  // at once and posts nothing; the others finish without it.
-  const std::uint32_t n = 3;
-  SessionParams p = config(n, 1, 8).params;
-  p.input_max = std::uint64_t{1} << 16;
-  p.neighbors = 1;
-  p.round_timeout_ms = 3'000;
-  std::vector<PartyKeys> keys(n);
+namespace {
+// Three parties and the coordinator in threads on one board; `configure` sets each party's input
+// and requirement. Party 2 is expected to refuse before posting: checks that nothing on the
+// board is signed by it and that the others are counted without it.
+struct ThreeParties {
+  std::unique_ptr<bulletin::LocalBoard> board;
   std::vector<RosterEntry> roster;
+  std::optional<bulletin::Result<RunReport>> coordinated;
+  std::vector<std::optional<bulletin::Result<PartyOutcome>>> outcomes;
+};
+
+ThreeParties run_three(const SessionParams& p, std::uint8_t key_base,
+                       const std::function<void(std::uint32_t, PartyOptions&)>& configure) {
+  const std::uint32_t n = 3;
+  ThreeParties t;
+  std::vector<PartyKeys> keys(n);
   for (std::uint32_t u = 0; u < n; ++u) {
-    keys[u].sign_seed[0] = static_cast<std::uint8_t>(u + 1);
-    keys[u].box_seed[0] = static_cast<std::uint8_t>(u + 1);
-    keys[u].box_seed[31] = 2;
-    roster.push_back(keys[u].public_entry());
+    keys[u].sign_seed[0] = static_cast<std::uint8_t>(u + key_base);
+    keys[u].box_seed[0] = static_cast<std::uint8_t>(u + key_base);
+    keys[u].box_seed[31] = key_base;
+    t.roster.push_back(keys[u].public_entry());
   }
-  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  t.board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
   CoordinatorOptions co;
   co.params = p;
-  co.roster = roster;
-  co.sign_seed[0] = 0xc1;
+  co.roster = t.roster;
+  co.sign_seed[0] = static_cast<std::uint8_t>(0xc0 + key_base);
   co.poll_ms = 10;
-  std::optional<bulletin::Result<RunReport>> coordinated;
-  std::vector<std::optional<bulletin::Result<PartyOutcome>>> outcomes(n);
+  t.outcomes.resize(n);
   std::vector<std::thread> threads;
-  threads.emplace_back([&] { coordinated = run_coordinator(co, *board); });
+  threads.emplace_back([&] { t.coordinated = run_coordinator(co, *t.board); });
   for (std::uint32_t u = 0; u < n; ++u) {
     threads.emplace_back([&, u] {
       PartyOptions po;
       po.index = u;
       po.keys = keys[u];
-      po.input = {u == 2 ? 60000.0 : 0.5};
-      po.requirement = {1e5, 1e-5, 1.0};  // σ_η = 0.01 certifies ε ≈ 10^3 here
       po.poll_ms = 10;
-      outcomes[u] = run_party(po, *board);
+      configure(u, po);
+      t.outcomes[u] = run_party(po, *t.board);
     });
   }
-  for (auto& t : threads) t.join();
-  REQUIRE(outcomes[2].has_value());
-  REQUIRE_FALSE(outcomes[2]->ok());
-  CHECK(outcomes[2]->error().message.find("outside this session's input domain [0, 1") != std::string::npos);
-  // Nothing on the board is signed by party 2.
-  const auto entries = board->read(0, board->size());
+  for (auto& th : threads) th.join();
+  return t;
+}
+
+void check_party_2_refused_silently(const ThreeParties& t) {
+  const auto entries = t.board->read(0, t.board->size());
   REQUIRE(entries.ok());
   for (const auto& bytes : entries.value()) {
     const auto e = bulletin::decode_entry(bytes);
     REQUIRE(e.ok());
-    CHECK_FALSE(e.value().sender == roster[2].sign_key);
+    CHECK_FALSE(e.value().sender == t.roster[2].sign_key);
   }
-  REQUIRE(coordinated.has_value());
-  REQUIRE(coordinated->ok());
-  CHECK(coordinated->value().counted == std::vector<std::uint32_t>{0, 1});
-  CHECK(coordinated->value().excluded.count(2) == 1);
+  REQUIRE(t.coordinated.has_value());
+  REQUIRE(t.coordinated->ok());
+  CHECK(t.coordinated->value().counted == std::vector<std::uint32_t>{0, 1});
+  CHECK(t.coordinated->value().excluded.count(2) == 1);
+}
+}  // namespace
+
+TEST_CASE("A party refuses an input outside the session's domain [0, M] before it posts anything",
+          "[protocol][run][domain]") {
+  // M = 1 (the coordinator's --input-max 1): inputs 0.5, 0.5 and 60000. The third party refuses
+  // at once and posts nothing; the others finish without it.
+  SessionParams p = config(3, 1, 8).params;
+  p.input_max = std::uint64_t{1} << 16;
+  p.neighbors = 1;
+  p.round_timeout_ms = 3'000;
+  const ThreeParties t = run_three(p, 1, [](std::uint32_t u, PartyOptions& po) {
+    po.input = {u == 2 ? 60000.0 : 0.5};
+    po.requirement = {1e5, 1e-5, 1.0};  // σ_η = 0.01 certifies ε ≈ 10^3 here
+  });
+  REQUIRE(t.outcomes[2].has_value());
+  REQUIRE_FALSE(t.outcomes[2]->ok());
+  CHECK(t.outcomes[2]->error().message.find("outside this session's input domain [0, 1") != std::string::npos);
+  check_party_2_refused_silently(t);
 }
 
 TEST_CASE("A party refuses parameters that do not meet its privacy requirement before it posts anything",
@@ -333,47 +355,20 @@ TEST_CASE("A party refuses parameters that do not meet its privacy requirement b
   // σ_η = 0.1 for inputs in [0, 1] among 3 parties certifies ε ≈ 40 only. Parties 0 and 1 accept
   // that (ε ≤ 1000, no colluders); party 2 asks for ε ≤ 1 and refuses at once, saying why, and
   // posts nothing; the others finish without it.
-  const std::uint32_t n = 3;
-  SessionParams p = config(n, 1, 10).params;
+  SessionParams p = config(3, 1, 10).params;
   p.input_max = std::uint64_t{1} << 16;
   p.neighbors = 2;
   p.sigma_eta = 0.1;
   p.sigma_delta = 20.0;
   p.round_timeout_ms = 3'000;
-  std::vector<PartyKeys> keys(n);
-  std::vector<RosterEntry> roster;
-  for (std::uint32_t u = 0; u < n; ++u) {
-    keys[u].sign_seed[0] = static_cast<std::uint8_t>(u + 11);
-    keys[u].box_seed[0] = static_cast<std::uint8_t>(u + 11);
-    keys[u].box_seed[31] = 3;
-    roster.push_back(keys[u].public_entry());
-  }
-  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
-  CoordinatorOptions co;
-  co.params = p;
-  co.roster = roster;
-  co.sign_seed[0] = 0xc2;
-  co.poll_ms = 10;
-  std::optional<bulletin::Result<RunReport>> coordinated;
-  std::vector<std::optional<bulletin::Result<PartyOutcome>>> outcomes(n);
-  std::vector<std::thread> threads;
-  threads.emplace_back([&] { coordinated = run_coordinator(co, *board); });
-  for (std::uint32_t u = 0; u < n; ++u) {
-    threads.emplace_back([&, u] {
-      PartyOptions po;
-      po.index = u;
-      po.keys = keys[u];
-      po.input = {0.5};
-      po.requirement = u == 2 ? PrivacyRequirement{1.0, 1e-5, 1.0} : PrivacyRequirement{1e3, 1e-5, 1.0};
-      po.poll_ms = 10;
-      outcomes[u] = run_party(po, *board);
-    });
-  }
-  for (auto& t : threads) t.join();
-  REQUIRE(outcomes[2].has_value());
-  REQUIRE_FALSE(outcomes[2]->ok());
-  CHECK(outcomes[2]->error().code == bulletin::Errc::invalid_argument);
-  const std::string why = outcomes[2]->error().message;
+  const ThreeParties t = run_three(p, 11, [](std::uint32_t u, PartyOptions& po) {
+    po.input = {0.5};
+    po.requirement = u == 2 ? PrivacyRequirement{1.0, 1e-5, 1.0} : PrivacyRequirement{1e3, 1e-5, 1.0};
+  });
+  REQUIRE(t.outcomes[2].has_value());
+  REQUIRE_FALSE(t.outcomes[2]->ok());
+  CHECK(t.outcomes[2]->error().code == bulletin::Errc::invalid_argument);
+  const std::string why = t.outcomes[2]->error().message;
   INFO(why);
   CHECK(why.find("certified epsilon = ") != std::string::npos);
   CHECK(why.find("> required 1 ") != std::string::npos);
@@ -382,22 +377,12 @@ TEST_CASE("A party refuses parameters that do not meet its privacy requirement b
   CHECK(c.certified);
   CHECK(c.epsilon > 1.0);
   CHECK(c.epsilon <= 1e3);
-  // Nothing on the board is signed by party 2.
-  const auto entries = board->read(0, board->size());
-  REQUIRE(entries.ok());
-  for (const auto& bytes : entries.value()) {
-    const auto e = bulletin::decode_entry(bytes);
-    REQUIRE(e.ok());
-    CHECK_FALSE(e.value().sender == roster[2].sign_key);
-  }
   for (std::uint32_t u : {0u, 1u}) {
-    REQUIRE(outcomes[u].has_value());
-    REQUIRE(outcomes[u]->ok());
-    CHECK(outcomes[u]->value().counted_me);
+    REQUIRE(t.outcomes[u].has_value());
+    REQUIRE(t.outcomes[u]->ok());
+    CHECK(t.outcomes[u]->value().counted_me);
   }
-  REQUIRE(coordinated.has_value());
-  REQUIRE(coordinated->ok());
-  CHECK(coordinated->value().counted == std::vector<std::uint32_t>{0, 1});
+  check_party_2_refused_silently(t);
 }
 
 TEST_CASE("An incomplete or tampered roster is no session", "[protocol][run][roster]") {
