@@ -287,6 +287,79 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL, 0) | O_
 
 }  // namespace
 
+namespace detail {
+
+std::variant<RequestHead, HeadRefusal> parse_request_head(std::string_view head) {
+  const auto line_end = head.find("\r\n");
+  const std::string_view line = head.substr(0, line_end);
+  const auto sp1 = line.find(' ');
+  const auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
+  if (sp1 == std::string_view::npos || sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos) {
+    return HeadRefusal{400, Errc::malformed, "malformed request line"};
+  }
+  const std::string_view method = line.substr(0, sp1);
+  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  const std::string_view version = line.substr(sp2 + 1);
+  if (method.empty() || !std::all_of(method.begin(), method.end(), is_token_char) || target.empty() || target[0] != '/') {
+    return HeadRefusal{400, Errc::malformed, "malformed request line"};
+  }
+  if (version != "HTTP/1.1" && version != "HTTP/1.0") {
+    return HeadRefusal{505, Errc::invalid_argument, "only HTTP/1.0 and HTTP/1.1"};
+  }
+  bool keep_alive = version == "HTTP/1.1";
+  std::optional<std::uint64_t> content_length;
+  bool expect_continue = false;
+  std::size_t fields = 0;
+  std::size_t pos = line_end == std::string_view::npos ? head.size() : line_end + 2;
+  while (pos < head.size()) {
+    auto e = head.find("\r\n", pos);
+    if (e == std::string_view::npos) e = head.size();  // a last field without its CRLF
+    const std::string_view f = head.substr(pos, e - pos);
+    pos = e + 2;
+    if (++fields > kMaxHeaderFields) {
+      return HeadRefusal{431, Errc::too_large, "more than " + std::to_string(kMaxHeaderFields) + " header fields"};
+    }
+    const auto colon = f.find(':');
+    if (colon == 0 || colon == std::string_view::npos ||
+        !std::all_of(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(colon), is_token_char)) {
+      return HeadRefusal{400, Errc::malformed, "malformed header field"};
+    }
+    const std::string name = lower(f.substr(0, colon));
+    std::string_view value = f.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    if (name == "content-length") {
+      const auto v = parse_decimal_u64(value);
+      if (!v || (content_length && *content_length != *v)) {
+        return HeadRefusal{400, Errc::malformed, "bad Content-Length"};
+      }
+      content_length = v;
+    } else if (name == "transfer-encoding") {
+      return HeadRefusal{411, Errc::invalid_argument, "request bodies need a Content-Length (no Transfer-Encoding)"};
+    } else if (name == "connection") {
+      const std::string v = lower(value);
+      if (v.find("close") != std::string::npos) keep_alive = false;
+      if (v.find("keep-alive") != std::string::npos && version == "HTTP/1.0") keep_alive = true;
+    } else if (name == "expect") {
+      if (lower(value) != "100-continue") {
+        return HeadRefusal{400, Errc::invalid_argument, "unsupported Expect"};
+      }
+      expect_continue = true;
+    }
+  }
+  RequestHead out;
+  out.method = std::string(method);
+  const auto q = target.find('?');
+  out.path = std::string(target.substr(0, q));
+  if (q != std::string_view::npos) out.query = std::string(target.substr(q + 1));
+  out.keep_alive = keep_alive;
+  out.content_length = content_length;
+  out.expect_continue = expect_continue;
+  return out;
+}
+
+}  // namespace detail
+
 Result<int> bind_listener(const std::string& host, int port) {
   if (port < 0 || port > 65535) return make_error(Errc::invalid_argument, "port out of range");
   addrinfo hints{};
@@ -868,76 +941,19 @@ struct BoardServer::Impl {
   // Parses the request line and fields (`head` ends with the last field's CRLF). On a violation
   // the request is refused and false returned.
   bool parse_header(Conn& c, std::string_view head) {
-    const auto line_end = head.find("\r\n");
-    const std::string_view line = head.substr(0, line_end);
-    const auto sp1 = line.find(' ');
-    const auto sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
-    if (sp1 == std::string_view::npos || sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos) {
-      refuse(c, 400, Errc::malformed, "malformed request line");
+    auto parsed = detail::parse_request_head(head);
+    if (auto* no = std::get_if<detail::HeadRefusal>(&parsed)) {
+      refuse(c, no->status, no->code, no->message);
       return false;
     }
-    const std::string_view method = line.substr(0, sp1);
-    const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-    const std::string_view version = line.substr(sp2 + 1);
-    if (method.empty() || !std::all_of(method.begin(), method.end(), is_token_char) || target.empty() || target[0] != '/') {
-      refuse(c, 400, Errc::malformed, "malformed request line");
-      return false;
-    }
-    if (version != "HTTP/1.1" && version != "HTTP/1.0") {
-      refuse(c, 505, Errc::invalid_argument, "only HTTP/1.0 and HTTP/1.1");
-      return false;
-    }
-    bool keep_alive = version == "HTTP/1.1";
-    std::optional<std::uint64_t> content_length;
-    bool expect_continue = false;
-    std::size_t fields = 0;
-    std::size_t pos = line_end + 2;
-    while (pos < head.size()) {
-      const auto e = head.find("\r\n", pos);
-      const std::string_view f = head.substr(pos, e - pos);
-      pos = e + 2;
-      if (++fields > kMaxHeaderFields) {
-        refuse(c, 431, Errc::too_large, "more than " + std::to_string(kMaxHeaderFields) + " header fields");
-        return false;
-      }
-      const auto colon = f.find(':');
-      if (colon == 0 || colon == std::string_view::npos ||
-          !std::all_of(f.begin(), f.begin() + static_cast<std::ptrdiff_t>(colon), is_token_char)) {
-        refuse(c, 400, Errc::malformed, "malformed header field");
-        return false;
-      }
-      const std::string name = lower(f.substr(0, colon));
-      std::string_view value = f.substr(colon + 1);
-      while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-      while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-      if (name == "content-length") {
-        const auto v = parse_decimal_u64(value);
-        if (!v || (content_length && *content_length != *v)) {
-          refuse(c, 400, Errc::malformed, "bad Content-Length");
-          return false;
-        }
-        content_length = v;
-      } else if (name == "transfer-encoding") {
-        refuse(c, 411, Errc::invalid_argument, "request bodies need a Content-Length (no Transfer-Encoding)");
-        return false;
-      } else if (name == "connection") {
-        const std::string v = lower(value);
-        if (v.find("close") != std::string::npos) keep_alive = false;
-        if (v.find("keep-alive") != std::string::npos && version == "HTTP/1.0") keep_alive = true;
-      } else if (name == "expect") {
-        if (lower(value) != "100-continue") {
-          refuse(c, 400, Errc::invalid_argument, "unsupported Expect");
-          return false;
-        }
-        expect_continue = true;
-      }
-    }
+    const detail::RequestHead& h = std::get<detail::RequestHead>(parsed);
+    const std::optional<std::uint64_t> content_length = h.content_length;
+    const bool expect_continue = h.expect_continue;
     c.req = HttpRequest{};
-    c.req.method = std::string(method);
-    const auto q = target.find('?');
-    c.req.path = std::string(target.substr(0, q));
-    if (q != std::string_view::npos) c.req.query = std::string(target.substr(q + 1));
-    c.keep_alive = keep_alive;
+    c.req.method = h.method;
+    c.req.path = h.path;
+    c.req.query = h.query;
+    c.keep_alive = h.keep_alive;
     c.body_len = static_cast<std::size_t>(content_length.value_or(0));
     if (content_length && *content_length > body_limit(c.req.method, c.req.path)) {
       refuse(c, 413, Errc::too_large, "request body over " + std::to_string(body_limit(c.req.method, c.req.path)) + " bytes");
