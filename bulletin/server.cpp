@@ -300,7 +300,10 @@ std::variant<RequestHead, HeadRefusal> parse_request_head(std::string_view head)
   const std::string_view method = line.substr(0, sp1);
   const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
   const std::string_view version = line.substr(sp2 + 1);
-  if (method.empty() || !std::all_of(method.begin(), method.end(), is_token_char) || target.empty() || target[0] != '/') {
+  // The target is visible ASCII only (RFC 9112 §3.2): no bare CR, control or non-ASCII byte.
+  const auto visible = [](char ch) { return static_cast<unsigned char>(ch) > 0x20 && static_cast<unsigned char>(ch) < 0x7f; };
+  if (method.empty() || !std::all_of(method.begin(), method.end(), is_token_char) || target.empty() || target[0] != '/' ||
+      !std::all_of(target.begin(), target.end(), visible)) {
     return HeadRefusal{400, Errc::malformed, "malformed request line"};
   }
   if (version != "HTTP/1.1" && version != "HTTP/1.0") {
@@ -326,6 +329,13 @@ std::variant<RequestHead, HeadRefusal> parse_request_head(std::string_view head)
     }
     const std::string name = lower(f.substr(0, colon));
     std::string_view value = f.substr(colon + 1);
+    // A bare CR, NUL or other control byte in a field value is refused (RFC 9112 §2.2, §5.5).
+    if (std::any_of(value.begin(), value.end(), [](char ch) {
+          const auto b = static_cast<unsigned char>(ch);
+          return (b < 0x20 && b != '\t') || b == 0x7f;
+        })) {
+      return HeadRefusal{400, Errc::malformed, "control character in a header field"};
+    }
     while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
     if (name == "content-length") {

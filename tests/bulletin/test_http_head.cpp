@@ -48,6 +48,11 @@ TEST_CASE("request head: refusals", "[bulletin][http]") {
   CHECK(refused("GET /x HTTP/1.1\r\nContent-Length: -1\r\n") == 400);
   CHECK(refused("GET /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n") == 411);
   CHECK(refused("GET /x HTTP/1.1\r\nExpect: tea\r\n") == 400);
+  CHECK(refused("POST /?\r\bdd HTTP/1.1\r\n") == 400);            // a bare CR in the target
+  CHECK(refused("GET /\x96 HTTP/1.1\r\n") == 400);                 // a non-ASCII target byte
+  CHECK(refused("GET /x HTTP/1.1\r\nHost: a\rb\r\n") == 400);     // a bare CR in a value
+  CHECK(refused("GET /x HTTP/1.1\r\nHost: a\x01\r\n") == 400);
+  CHECK(refused("GET /x HTTP/1.1\r\nHost: a\tb\r\n") == 0);        // a tab is allowed
   std::string many = "GET /x HTTP/1.1\r\n";
   for (std::size_t i = 0; i <= kMaxHeaderFields; ++i) many += "A: b\r\n";
   CHECK(refused(many) == 431);
