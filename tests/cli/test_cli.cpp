@@ -22,8 +22,8 @@ struct Outcome {
 };
 
 // Runs `gopa <args>` in `dir`, capturing stdout (stderr goes to the test log).
-Outcome gopa(const std::string& args, const fs::path& dir) {
-  const std::string cmd = "cd '" + dir.string() + "' && '" + std::string(GOPA_BINARY) + "' " + args;
+Outcome gopa(const std::string& args, const std::string& dir) {
+  const std::string cmd = "cd '" + dir + "' && '" + std::string(GOPA_BINARY) + "' " + args;
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -524,3 +524,40 @@ TEST_CASE("gopa coordinate with planned parameters: parties with the default req
     CHECK(jp.at("privacy") == jc.at("privacy"));
   }
 }
+
+namespace {
+std::string slurp_file(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TEST_CASE("gopa help and gopa version", "[cli]") {
+  TempDir d;
+  auto h = gopa("help", d.path);
+  CHECK(h.code == 0);
+  CHECK(h.out == gopa("--help", d.path).out);
+  for (const char* sub : {"run", "audit", "board", "help", "version"}) CHECK(h.out.find(sub) != std::string::npos);
+  auto hr = gopa("help run", d.path);
+  CHECK(hr.code == 0);
+  CHECK(hr.out == gopa("run --help", d.path).out);
+  CHECK(hr.out.find("--inputs") != std::string::npos);
+  auto hc = gopa("help board check", d.path);
+  CHECK(hc.code == 0);
+  CHECK(hc.out == gopa("board check --help", d.path).out);
+  CHECK(gopa("help no-such-command 2>/dev/null", d.path).code == 3);
+  auto v = gopa("version", d.path);
+  CHECK(v.code == 0);
+  CHECK(v.out == gopa("--version", d.path).out);
+  INFO(v.out);
+  REQUIRE(v.out.rfind("gopa ", 0) == 0);
+  // "gopa X.Y.Z (commit <40 hex digits or unknown>)"
+  const auto at = v.out.find(" (commit ");
+  REQUIRE(at != std::string::npos);
+  const std::string commit = v.out.substr(at + 9, v.out.find(')', at) - at - 9);
+  const bool hex40 = commit.size() == 40 && commit.find_first_not_of("0123456789abcdef") == std::string::npos;
+  CHECK((hex40 || commit == "unknown"));
+}
+
