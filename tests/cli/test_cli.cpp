@@ -561,3 +561,35 @@ TEST_CASE("gopa help and gopa version", "[cli]") {
   CHECK((hex40 || commit == "unknown"));
 }
 
+
+TEST_CASE("gopa prove range --out never overwrites; board_load --help prints help", "[cli][sigma]") {
+  TempDir d;
+  std::ofstream(d.path / "keep.json") << "precious\n";
+  auto r = gopa("prove range --bits 8 --values 1 --out keep.json 2>&1", d.path);
+  CHECK(r.code == 3);
+  CHECK(r.out.find("already exists") != std::string::npos);
+  CHECK(slurp_file(d.path / "keep.json") == "precious\n");
+  REQUIRE(gopa("prove range --bits 8 --values 1 --out new.json > /dev/null", d.path).code == 0);
+  const std::string first = slurp_file(d.path / "new.json");
+  CHECK(gopa("prove range --bits 8 --values 2 --out new.json 2>/dev/null", d.path).code == 3);
+  CHECK(slurp_file(d.path / "new.json") == first);
+  for (const auto& e : fs::directory_iterator(d.path)) {
+    CHECK(e.path().filename().string().find(".tmp") == std::string::npos);  // no temporary file left
+  }
+#ifdef GOPA_BOARD_LOAD_BINARY
+  const std::string cmd = "cd '" + d.path.string() + "' && timeout 20 '" + GOPA_BOARD_LOAD_BINARY + "' --help";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(out.rfind("usage: board_load", 0) == 0);
+  CHECK(out.find("--check-entries E") != std::string::npos);
+  CHECK(out.find("acknowledged appends") == std::string::npos);  // the help, not the load test's report
+  CHECK(out.find("check: ") == std::string::npos);
+#endif
+}
