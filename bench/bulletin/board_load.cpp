@@ -70,8 +70,31 @@ struct Args {
   std::string dir = std::filesystem::temp_directory_path().string();
 };
 
+void usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: board_load [--clients N] [--seconds S] [--check-entries E] [--dir DIR]\n"
+               "Load test of the bulletin board: N clients append to a served SQLite board for S seconds\n"
+               "(appends/s, p99 latency), then the audit time of an E-entry board. 0 skips a part.\n"
+               "  --clients N        concurrent appending clients (default 64)\n"
+               "  --seconds S        duration of the append test (default 10)\n"
+               "  --check-entries E  entries of the board whose audit is timed (default 100000)\n"
+               "  --dir DIR          where the temporary boards go (default the temporary directory)\n");
+}
+
 Args parse(int argc, char** argv) {
   Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (k == "--help" || k == "-h") {
+      usage(stdout);
+      std::exit(0);
+    }
+  }
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "board_load: option %s needs a value\n", argv[argc - 1]);
+    usage(stderr);
+    std::exit(3);
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const std::string v = argv[i + 1];
@@ -80,7 +103,8 @@ Args parse(int argc, char** argv) {
     else if (k == "--check-entries") a.check_entries = std::strtoull(v.c_str(), nullptr, 10);
     else if (k == "--dir") a.dir = v;
     else {
-      std::fprintf(stderr, "unknown option %s\n", k.c_str());
+      std::fprintf(stderr, "board_load: unknown option %s\n", k.c_str());
+      usage(stderr);
       std::exit(3);
     }
   }

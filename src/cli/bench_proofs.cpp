@@ -365,8 +365,8 @@ void add_bench_proofs_command(CLI::App& bench, Context& ctx) {
   CLI::App* cmd = bench.add_subcommand(
       "proofs", "Range proofs (b = 8..64, d = 1..64) and circuits (2^8..2^14 gates): sizes, "
                 "prove/verify medians, naive verifier, batch verification");
-  cmd->add_flag("--json", o->json, "JSON output");
-  cmd->add_flag("--csv", o->csv, "CSV output");
+  auto* json = cmd->add_flag("--json", o->json, "JSON output");
+  cmd->add_flag("--csv", o->csv, "CSV output (not with --json)")->excludes(json);
   cmd->add_flag("--wall", o->wall, "Wall-clock time instead of the thread's CPU time");
   cmd->add_option("--reps", o->reps, "Repetitions per measurement (median)")
       ->check(CLI::Range(1U, 1000U))
@@ -381,8 +381,8 @@ void add_bench_proofs_command(CLI::App& bench, Context& ctx) {
       ->check(CLI::Range(1U, 64U))
       ->capture_default_str();
   auto only = std::make_shared<std::pair<bool, bool>>(false, false);
-  cmd->add_flag("--ranges-only", only->first, "Only range proofs");
-  cmd->add_flag("--circuits-only", only->second, "Only circuits");
+  auto* ranges_only = cmd->add_flag("--ranges-only", only->first, "Only range proofs");
+  cmd->add_flag("--circuits-only", only->second, "Only circuits (not with --ranges-only)")->excludes(ranges_only);
   cmd->callback([&ctx, o, only] {
     if (only->first) o->circuits = false;
     if (only->second) o->ranges = false;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "session_args.hpp"
 #include "gopa/bulletin/audit.hpp"
 #include "gopa/bulletin/board.hpp"
 #include "gopa/bulletin/http.hpp"
@@ -199,8 +200,9 @@ struct CheckArgs {
 };
 
 int run_check(const CheckArgs& a) {
+  check_board_path(a.board);
   bb::AuditOptions opt;
-  opt.vkey = a.key;
+  opt.vkey = resolve_vkey(a.key, "--key");
   opt.state_path = a.state;
   opt.cosigners = a.cosigners;
   opt.threads = a.threads;
@@ -254,14 +256,19 @@ void add_board_commands(CLI::App& app, Context& ctx) {
 
   auto check_args = std::make_shared<CheckArgs>();
   auto* check = board->add_subcommand("check", "Audit a board: signatures, entries, Merkle root, consistency");
-  check->add_option("--board", check_args->board, "board URL (http[s]://…) or database (path / postgresql://)")->required();
-  check->add_option("--key", check_args->key, "the log's vkey to pin (recommended)");
+  check->add_option("--board", check_args->board,
+                    "board URL (http[s]://…) or database (path / postgresql://); default $GOPA_BOARD")
+      ->envname("GOPA_BOARD")
+      ->required();
+  check->add_option("--key,--board-key", check_args->key,
+                    "the log's vkey to pin (recommended), or @FILE to read it from FILE; default $GOPA_BOARD_KEY")
+      ->envname("GOPA_BOARD_KEY");
   check->add_option("--state", check_args->state, "checkpoint of the previous audit; checked and updated");
   check->add_option("--cosigner", check_args->cosigners, "cosigner vkey whose cosignature must verify (repeatable)");
   check->add_option("--evidence", check_args->evidence, "where to write fork evidence (default gopa-board-evidence.json)");
   check->add_option("--threads", check_args->threads, "signature verification threads (default 2)");
   check->add_flag("--json", check_args->json, "machine-readable report");
-  check->callback([&ctx, check_args] { ctx.run = [check_args] { return run_check(*check_args); }; });
+  check->callback([&ctx, check_args] { ctx.run = [check_args] { return guarded("board check", [&] { return run_check(*check_args); }); }; });
 }
 
 }  // namespace gopa::cli

@@ -1,7 +1,10 @@
 // gopa — verifiable differentially private averaging. Entry point of the command line.
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -10,12 +13,19 @@
 #include "gopa/random.hpp"
 #include "gopa/version.hpp"
 
+#ifndef GOPA_COMMIT
+#define GOPA_COMMIT "unknown"
+#endif
+
 int main(int argc, char** argv) {
   gopa::crypto_init();
   CLI::App app{
       "gopa — verifiable differentially private averaging (GOPA) with zero-knowledge proofs\n"
-      "on a public bulletin board. Run `gopa <command> --help` for the options of a command."};
-  app.set_version_flag("--version", std::string("gopa ") + gopa::kVersion);
+      "on a public bulletin board. Run `gopa help <command>` or `gopa <command> --help` for the options\n"
+      "of a command. Exit codes of every command: 0 verified/ok, 1 a party misbehaved (named), 2 the\n"
+      "board's log or the coordinator misbehaved, 3 usage error or malformed input, 4 I/O error."};
+  const std::string version = std::string("gopa ") + gopa::kVersion + " (commit " + GOPA_COMMIT + ")";
+  app.set_version_flag("--version", version);
   app.require_subcommand(0, 1);
   app.fallthrough(false);
 
@@ -26,6 +36,40 @@ int main(int argc, char** argv) {
   gopa::cli::add_board_commands(app, ctx);
   gopa::cli::add_plan_commands(app, ctx);
   gopa::cli::add_prove_commands(app, ctx);
+
+  // `gopa help [COMMAND [SUBCOMMAND]]`: the help of the root or of that command; `gopa version`.
+  auto help_path = std::make_shared<std::vector<std::string>>();
+  CLI::App* help = app.add_subcommand("help", "Print the help of gopa, or of COMMAND (gopa help board check)");
+  help->add_option("COMMAND", *help_path, "a command and its subcommands");
+  help->callback([&ctx, &app, help_path] {
+    ctx.run = [&app, help_path] {
+      CLI::App* at = &app;
+      std::string prev = app.get_name();  // "gopa board check", as `gopa board check --help` shows it
+      for (const auto& name : *help_path) {
+        CLI::App* sub = nullptr;
+        try {
+          sub = at->get_subcommand(name);
+        } catch (const CLI::OptionNotFound&) {
+          sub = nullptr;
+        }
+        if (sub == nullptr || name == "help" || name == "version") {
+          std::fprintf(stderr, "gopa help: no command '%s'; run `gopa help` for the list\n", name.c_str());
+          return gopa::cli::kExitUsage;
+        }
+        at = sub;
+        prev += " " + sub->get_name();
+      }
+      std::cout << at->get_formatter()->make_help(at, prev, CLI::AppFormatMode::Normal);
+      return gopa::cli::kExitOk;
+    };
+  });
+  CLI::App* version_cmd = app.add_subcommand("version", "Print the version and the git commit gopa was built from");
+  version_cmd->callback([&ctx, version] {
+    ctx.run = [version] {
+      std::printf("%s\n", version.c_str());
+      return gopa::cli::kExitOk;
+    };
+  });
 
   try {
     app.parse(argc, argv);

@@ -95,7 +95,8 @@ std::vector<gp::RosterEntry> read_roster(const std::string& path) {
   return roster;
 }
 
-std::unique_ptr<bb::HttpBoard> connect(const std::string& url, const std::string& vkey, const char* cmd) {
+std::unique_ptr<bb::HttpBoard> connect(const std::string& url, const std::string& board_key, const char* cmd) {
+  const std::string vkey = resolve_vkey(board_key, "--board-key");
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
     throw UsageError("--board: expected the URL of a served board (http://HOST:PORT), got '" + url + "'");
   }
@@ -142,12 +143,20 @@ struct CoordinateArgs : SessionArgs {
   bool json_out = false;
 };
 
-int run_coordinate(const CoordinateArgs& a) {
+int run_coordinate(const CoordinateArgs& args) {
+  CoordinateArgs a = args;
+  check_session_options(a);
+  (void)resolve_vkey(a.board_key, "--board-key");  // a bad key is refused before the roster is read
   const auto roster = read_roster(a.roster);
-  if (roster.size() != a.parties) {
+  if (a.parties_set && roster.size() != a.parties) {
     throw UsageError("--roster: " + std::to_string(roster.size()) + " parties listed but --parties is " +
                      std::to_string(a.parties));
   }
+  if (roster.size() < 2 || roster.size() > gp::SessionParams::kMaxParties) {
+    throw UsageError("--roster: " + std::to_string(roster.size()) + " parties listed; a session has 2.." +
+                     std::to_string(gp::SessionParams::kMaxParties));
+  }
+  a.parties = static_cast<std::uint32_t>(roster.size());
   if (a.noise != "private") {
     throw UsageError("--noise " + a.noise + ": separate processes use private noise in this version (hidden noise runs in `gopa run`)");
   }
@@ -188,7 +197,7 @@ int run_coordinate(const CoordinateArgs& a) {
     std::printf("counted %zu/%u parties\n", rep.counted.size(), a.parties);
     for (const auto& [u, why] : rep.excluded) std::printf("  party %u excluded: %s\n", u, why.c_str());
   }
-  return rep.excluded.empty() ? kExitOk : kExitMisbehaved;
+  return anyone_misbehaved(rep.excluded) ? kExitMisbehaved : kExitOk;
 }
 
 struct PartyArgs {
@@ -284,9 +293,18 @@ void add_party_commands(CLI::App& app, Context& ctx) {
       "the result. Parties run `gopa party` against the same board. Exit: 0 everyone counted,\n"
       "1 some party was excluded (named), 3 bad input, 4 I/O error.");
   add_session_options(coord, *c);
-  coord->add_option("--board", c->board, "URL of the board (gopa board serve)")->required();
-  coord->add_option("--board-key", c->board_key, "the board's verifier key (vkey)")->required();
-  coord->add_option("--roster", c->roster, "file with one public-key JSON line per party (the .pub files of `gopa keys`)")->required();
+  coord->add_option("--board", c->board, "URL of the board (gopa board serve); default $GOPA_BOARD")
+      ->envname("GOPA_BOARD")
+      ->required();
+  coord->add_option("--board-key", c->board_key, "the board's verifier key (vkey), or @FILE to read it from FILE; default $GOPA_BOARD_KEY")
+      ->envname("GOPA_BOARD_KEY")
+      ->required();
+  coord->add_option("--roster", c->roster,
+                    "file with one public-key JSON line per party (the .pub files of `gopa keys`); it fixes --parties")
+      ->required();
+  coord->get_option("--noise")->description(
+      "private (the only mode across processes in this version; hidden noise runs in `gopa run --noise hidden`)");
+  coord->get_option("--committee")->description("not in this version (hidden noise runs in `gopa run --noise hidden`)");
   coord->add_option("--round-timeout-ms", c->round_timeout_ms, "close a round after this long even if parties are missing (default 60000)")
       ->check(CLI::Range(100u, 86'400'000u));
   coord->add_option("--seed", c->seed, "seed of the planner's sampled graphs (default 1)");
@@ -303,8 +321,12 @@ void add_party_commands(CLI::App& app, Context& ctx) {
       "Exit: 0 counted, 1 this party was excluded, 2 the coordinator misbehaved (its result is not the\n"
       "recomputation, or a round was closed out of order; the recomputation is printed), 3 bad input or\n"
       "parameters refused, 4 I/O error or timeout.");
-  party->add_option("--board", p->board, "URL of the board (gopa board serve)")->required();
-  party->add_option("--board-key", p->board_key, "the board's verifier key (vkey)")->required();
+  party->add_option("--board", p->board, "URL of the board (gopa board serve); default $GOPA_BOARD")
+      ->envname("GOPA_BOARD")
+      ->required();
+  party->add_option("--board-key", p->board_key, "the board's verifier key (vkey), or @FILE to read it from FILE; default $GOPA_BOARD_KEY")
+      ->envname("GOPA_BOARD_KEY")
+      ->required();
   party->add_option("--id", p->id, "this party's index in the roster (0-based)")->required();
   party->add_option("--keys", p->keys, "secret key file from `gopa keys`")->required();
   party->add_option("--input", p->input, "the private value(s), comma-separated, in [0, --input-max of the session]")->required();

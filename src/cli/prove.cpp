@@ -1,7 +1,10 @@
 // `gopa prove range` and `gopa verify`: standalone proofs on files (docs/proofs.md §6).
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -55,8 +58,9 @@ bool valid_name(const std::string& s, std::size_t max) {
   return true;
 }
 
-// Writes `path` through a temporary file and a rename: no half-written file is left behind.
-void write_atomically(const std::string& path, const std::string& content) {
+// Writes `path` through a temporary file and a hard link: no half-written file is left behind,
+// and an existing file is never replaced (false if `path` exists).
+bool write_new_atomically(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
@@ -68,10 +72,12 @@ void write_atomically(const std::string& path, const std::string& content) {
       throw std::runtime_error("cannot write " + tmp);
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename " + tmp + " to " + path);
-  }
+  const int linked = ::link(tmp.c_str(), path.c_str());
+  const int err = errno;
+  std::remove(tmp.c_str());
+  if (linked != 0 && err == EEXIST) return false;
+  if (linked != 0) throw std::runtime_error("cannot create " + path + ": " + std::strerror(err));
+  return true;
 }
 
 int usage_error(const std::string& msg) {
@@ -80,6 +86,9 @@ int usage_error(const std::string& msg) {
 }
 
 int run_prove_range(const ProveRangeOptions& o) {
+  std::error_code ec;
+  if (std::filesystem::exists(o.out, ec) || std::filesystem::is_symlink(o.out, ec))
+    return usage_error("--out: '" + o.out + "' already exists; not overwritten");
   if (!sigma::range_bits_supported(o.bits))
     return usage_error("--bits must be 8, 16, 32 or 64 (got " + std::to_string(o.bits) + ")");
   if (!valid_name(o.generators, 64)) return usage_error("--generators: invalid name");
@@ -118,7 +127,8 @@ int run_prove_range(const ProveRangeOptions& o) {
                    {"label", o.label},           {"bits", o.bits},
                    {"commitments", nlohmann::json::array()}, {"proof", to_hex(bytes)}};
   for (const Point& c : commitments) j["commitments"].push_back(c.to_hex());
-  write_atomically(o.out, j.dump(2) + "\n");
+  if (!write_new_atomically(o.out, j.dump(2) + "\n"))
+    return usage_error("--out: '" + o.out + "' already exists; not overwritten");
   std::printf("wrote %s: range proof that %zu committed value%s lie in [0, 2^%u), %zu bytes\n",
               o.out.c_str(), vals.size(), vals.size() == 1 ? "" : "s", o.bits, bytes.size());
   return kExitOk;
@@ -208,7 +218,7 @@ void add_prove_commands(CLI::App& app, Context& ctx) {
       "range", "Commit to values and prove they lie in [0, 2^bits) (one compressed proof)");
   range->add_option("--bits", opts->bits, "Bit width: 8, 16, 32 or 64")->required();
   range->add_option("--values", opts->values, "Comma-separated values v1,v2,…")->required();
-  range->add_option("--out", opts->out, "Output JSON file (written atomically)")->required();
+  range->add_option("--out", opts->out, "Output JSON file to create (written atomically; an existing file is not overwritten)")->required();
   range->add_option("--generators", opts->generators, "Generator set name")
       ->capture_default_str();
   range->add_option("--label", opts->label, "Transcript application label")

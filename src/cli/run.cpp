@@ -1,6 +1,7 @@
 // `gopa run` (GOPA end to end in one process, on an embedded SQLite board) and `gopa audit`.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -35,31 +36,60 @@ struct RunArgs : SessionArgs {
 };
 
 
-// Parses FILE.csv: one row per party, d comma-separated real numbers in [0, max].
-std::vector<std::vector<double>> read_inputs(const std::string& path, std::uint32_t parties, std::uint32_t dim,
-                                             double max) {
+bool parse_number(const std::string& cell, double& v) {
+  std::size_t used = 0;
+  try {
+    v = std::stod(cell, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  while (used < cell.size() && std::isspace(static_cast<unsigned char>(cell[used]))) ++used;
+  return used != 0 && used == cell.size() && std::isfinite(v);
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) cells.push_back(cell);
+  return cells;
+}
+
+struct CsvInputs {
+  std::vector<std::vector<double>> rows;
+  std::vector<std::string> header;  // the column names, if the first row has no number in it
+};
+
+// Parses FILE.csv: one row per party, d comma-separated real numbers in [0, max]; '#' comments
+// and blank lines skipped; a first row in which no cell is a number is a header.
+CsvInputs read_inputs(const std::string& path, std::uint32_t dim, double max) {
   std::ifstream in(path);
   if (!in) throw UsageError("--inputs: cannot open '" + path + "'");
-  std::vector<std::vector<double>> rows;
+  CsvInputs out;
   std::string line;
   std::size_t lineno = 0;
+  bool first = true;
   while (std::getline(in, line)) {
     ++lineno;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
-    std::vector<double> row;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) {
-      std::size_t used = 0;
+    const std::vector<std::string> cells = split_csv(line);
+    if (first) {
+      first = false;
       double v = 0;
-      try {
-        v = std::stod(cell, &used);
-      } catch (const std::exception&) {
-        used = 0;
+      if (std::none_of(cells.begin(), cells.end(), [&v](const std::string& c) { return parse_number(c, v); })) {
+        if (cells.size() != dim) {
+          throw UsageError(path + ":" + std::to_string(lineno) + ": header row with " + std::to_string(cells.size()) +
+                           " columns, expected " + std::to_string(dim) + " (--dim)");
+        }
+        out.header = cells;
+        continue;
       }
-      while (used < cell.size() && std::isspace(static_cast<unsigned char>(cell[used]))) ++used;
-      if (used == 0 || used != cell.size() || !std::isfinite(v)) {
+    }
+    std::vector<double> row;
+    for (const std::string& cell : cells) {
+      double v = 0;
+      if (!parse_number(cell, v)) {
         throw UsageError(path + ":" + std::to_string(lineno) + ": '" + cell + "' is not a number");
       }
       if (v < 0 || v > max) {
@@ -74,18 +104,39 @@ std::vector<std::vector<double>> read_inputs(const std::string& path, std::uint3
       throw UsageError(path + ":" + std::to_string(lineno) + ": expected " + std::to_string(dim) +
                        " values (--dim), found " + std::to_string(row.size()));
     }
-    rows.push_back(std::move(row));
+    out.rows.push_back(std::move(row));
   }
-  if (rows.size() != parties) {
-    throw UsageError(path + ": " + std::to_string(rows.size()) + " rows for " + std::to_string(parties) +
-                     " parties (--parties)");
-  }
-  return rows;
+  return out;
 }
 
 std::string hex8(const Bytes32& b) { return to_hex(std::span(b).first(4)); }
 
-int run_run(const RunArgs& a) {
+int run_run(const RunArgs& args) {
+  RunArgs a = args;
+  check_session_options(a);
+  // Inputs (read and checked before anything is planned or written); a CSV fixes --parties.
+  CsvInputs csv;
+  if (!a.inputs.empty()) {
+    if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) throw UsageError("--input-max: must be in (0, 65536)");
+    csv = read_inputs(a.inputs, a.dim, a.input_max);
+    const auto rows = static_cast<std::uint32_t>(std::min<std::size_t>(csv.rows.size(), 1u << 30));
+    if (a.parties_set && rows != a.parties) {
+      throw UsageError(a.inputs + ": " + std::to_string(csv.rows.size()) + " rows for " + std::to_string(a.parties) +
+                       " parties (--parties)");
+    }
+    if (rows < 2 || rows > gp::SessionParams::kMaxParties) {
+      throw UsageError(a.inputs + ": " + std::to_string(csv.rows.size()) + " rows: one per party, 2.." +
+                       std::to_string(gp::SessionParams::kMaxParties));
+    }
+    a.parties = rows;
+    if (!csv.header.empty()) {
+      std::string names;
+      for (const auto& h : csv.header) names += (names.empty() ? "" : ",") + h;
+      std::fprintf(stderr, "gopa run: %s: header row (%s) read as column names\n", a.inputs.c_str(), names.c_str());
+    }
+  } else if (!a.parties_set) {
+    throw UsageError("--parties: required without --inputs (a CSV file fixes it: one row per party)");
+  }
   if (!a.board.empty() && std::filesystem::exists(a.board)) {
     throw UsageError("--board: '" + a.board + "' already exists; gopa run starts a new board");
   }
@@ -103,7 +154,6 @@ int run_run(const RunArgs& a) {
   if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
     throw UsageError("--input-max: must be in (0, 65536)");
   }
-  // Inputs (read and checked before anything is planned or written).
   std::vector<std::vector<double>> real;
   const bool simulated = a.inputs.empty();
   if (simulated) {
@@ -114,7 +164,7 @@ int run_run(const RunArgs& a) {
       real.push_back(row);
     }
   } else {
-    real = read_inputs(a.inputs, a.parties, a.dim, a.input_max);
+    real = std::move(csv.rows);
   }
   const PlannedSession planned = plan_session(a);
   const gp::SessionParams& p = planned.params;
@@ -222,6 +272,7 @@ int run_run(const RunArgs& a) {
     if (!r.withheld.empty()) j["withheld"] = r.withheld;
     j["estimate"] = r.estimate;
     if (simulated) j["true_mean"] = mean;
+    if (!csv.header.empty()) j["inputs_header"] = csv.header;
     j["counted"] = r.counted.size();
     j["excluded"] = json::object();
     for (const auto& [u, why] : r.excluded) j["excluded"][std::to_string(u)] = why;
@@ -284,10 +335,13 @@ int run_run(const RunArgs& a) {
     }
   }
   if (!audit.log_ok) return kExitLogMisbehaved;
-  return audit.all_passed() && audit.misbehaving.empty() && r.excluded.empty() ? kExitOk : kExitMisbehaved;
+  return audit.all_passed() && !anyone_misbehaved(audit.misbehaving) && !anyone_misbehaved(r.excluded) ? kExitOk
+                                                                                                     : kExitMisbehaved;
 }
 
-int run_audit(const std::string& path, const std::string& vkey, bool json_out) {
+int run_audit(const std::string& path, const std::string& board_key, bool json_out) {
+  check_board_path(path);
+  const std::string vkey = resolve_vkey(board_key, "--board-key");
   std::unique_ptr<bb::Board> board;
   if (path.rfind("http://", 0) == 0 || path.rfind("https://", 0) == 0) {
     if (vkey.empty()) throw UsageError("--board-key: required with a board URL (the vkey printed by `gopa board serve`)");
@@ -299,9 +353,13 @@ int run_audit(const std::string& path, const std::string& vkey, bool json_out) {
       std::fprintf(stderr, "gopa audit: cannot reach '%s': %s\n", path.c_str(), remote.error().message.c_str());
       return kExitIo;
     }
+    // A board that cannot be reached is an I/O error (4), not the log's misbehaviour (2).
+    if (auto ck = remote.value()->checkpoint(); !ck && ck.error().code == bb::Errc::io) {
+      std::fprintf(stderr, "gopa audit: cannot reach '%s': %s\n", path.c_str(), ck.error().message.c_str());
+      return kExitIo;
+    }
     board = std::move(remote).value();
   } else {
-    if (!std::filesystem::exists(path)) throw UsageError("--board: '" + path + "' does not exist");
     bb::StoreOptions so;
     so.create = false;
     so.read_only = true;
@@ -338,7 +396,7 @@ int run_audit(const std::string& path, const std::string& vkey, bool json_out) {
     for (std::size_t j = 0; j < audit.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, audit.estimate[j]);
   }
   if (!audit.log_ok) return kExitLogMisbehaved;
-  return audit.all_passed() && audit.misbehaving.empty() ? kExitOk : kExitMisbehaved;
+  return audit.all_passed() && !anyone_misbehaved(audit.misbehaving) ? kExitOk : kExitMisbehaved;
 }
 
 
@@ -354,7 +412,9 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       "the audit. Exit: 0 all verified, 1 a party misbehaved, 2 the log is inconsistent, 3 bad input,\n"
       "4 I/O error.");
   add_session_options(run, *a);
-  run->add_option("--inputs", a->inputs, "CSV file: one row per party, --dim numbers in [0, --input-max]; default: simulated uniform inputs");
+  run->add_option("--inputs", a->inputs,
+                  "CSV file: one row per party (it fixes --parties), --dim numbers in [0, --input-max]; a first row "
+                  "with no number in it is a header; default: simulated uniform inputs (then --parties is required)");
   run->add_option("--cheat", a->cheats,
                   "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, forge (an input below 0 behind a domain "
                   "proof forged along G), seed (a noise seed changed after the public randomness, proof forged along G), "
@@ -375,8 +435,13 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       "Re-verify a GOPA board end to end: entry signatures, the session setup, every range proof,\n"
       "pairwise cancellation, every output proof, and the released result (PASS/FAIL/SKIP per check).\n"
       "Exit: 0 verified, 1 a party misbehaved (named), 2 the log is inconsistent, 3 usage, 4 I/O.");
-  audit->add_option("--board", *board, "SQLite board file, or the URL of a served board (http[s]://…)")->required();
-  audit->add_option("--board-key", *board_key, "the served board's verifier key (vkey), required with a URL");
+  audit->add_option("--board", *board, "SQLite board file, or the URL of a served board (http[s]://…); default $GOPA_BOARD")
+      ->envname("GOPA_BOARD")
+      ->required();
+  audit->add_option("--board-key", *board_key,
+                    "the served board's verifier key (vkey), or @FILE to read it from FILE; required with a URL; "
+                    "default $GOPA_BOARD_KEY")
+      ->envname("GOPA_BOARD_KEY");
   audit->add_flag("--json", *json_out, "machine-readable output");
   audit->callback([&ctx, board, board_key, json_out] {
     ctx.run = [board, board_key, json_out] {

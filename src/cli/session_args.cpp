@@ -4,6 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "gopa/bulletin/note.hpp"
 
 #include "gopa/protocol/planner.hpp"
 #include "gopa/random.hpp"
@@ -13,22 +19,53 @@ namespace gopa::cli {
 namespace gp = gopa::protocol;
 
 void add_session_options(CLI::App* cmd, SessionArgs& a) {
-  cmd->add_option("--parties", a.parties, "number of parties n (≥ 2)")->required()->check(CLI::Range(2u, 1u << 20));
-  cmd->add_option("--dim", a.dim, "coordinates per input (default 1)")->check(CLI::Range(1u, 4096u));
+  cmd->add_option_function<std::uint32_t>(
+         "--parties", [&a](const std::uint32_t& n) { a.parties = n; a.parties_set = true; },
+         "number of parties n, 2.." + std::to_string(gp::SessionParams::kMaxParties))
+      ->check(CLI::Range(2u, gp::SessionParams::kMaxParties));
+  cmd->add_option("--dim", a.dim, "coordinates per input, 1..4096 (default 1)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--input-max", a.input_max, "upper end of the input domain [0, M] (the sensitivity; default 1)");
-  cmd->add_option("--epsilon", a.epsilon, "ε of the (ε, δ) guarantee for each party's whole input vector, replace-one (default 1)");
-  cmd->add_option("--delta", a.delta, "δ of the guarantee, graph failure and committee capture included (default 1e-5)");
+  cmd->add_option_function<double>(
+      "--epsilon", [&a](const double& v) { a.epsilon = v; a.epsilon_set = true; },
+      "ε of the (ε, δ) guarantee for each party's whole input vector, replace-one (default 1; not with --sigma-eta/--sigma-delta)");
+  cmd->add_option("--delta", a.delta,
+                  "δ of the guarantee, graph failure and committee capture included (default 1e-5; with hand-set σ's: "
+                  "the δ at which their ε is certified)");
   cmd->add_option("--honest-fraction", a.honest_fraction, "fraction ρ of honest parties to plan for: at most ⌊(1 − ρ)n⌋ collude (default 0.5)");
   cmd->add_option("--neighbors", a.neighbors, "k of the k-out graph (default: planned; σ_Δ is then planned for this k, or the run refused)");
-  cmd->add_option("--sigma-eta", a.sigma_eta, "set σ_η by hand (with --sigma-delta; the output states what the accountant certifies for them)");
-  cmd->add_option("--sigma-delta", a.sigma_delta, "set σ_Δ by hand (with --sigma-eta)");
+  cmd->add_option_function<double>(
+      "--sigma-eta", [&a](const double& v) { a.sigma_eta = v; a.sigma_eta_set = true; },
+      "set σ_η > 0 by hand (with --sigma-delta, without --epsilon; the output states what the accountant certifies for them)");
+  cmd->add_option_function<double>(
+      "--sigma-delta", [&a](const double& v) { a.sigma_delta = v; a.sigma_delta_set = true; },
+      "set σ_Δ > 0 by hand (with --sigma-eta)");
   cmd->add_option("--sampler", a.sampler, "Gaussian sampler proven for the noise: box-muller (default), polar, inverse-cdf, clt");
   cmd->add_option("--sampler-precision", a.sampler_precision, "fractional bits of the proven noise samples, 8..16 (default 16)");
   cmd->add_option("--noise", a.noise,
                   "private: every party samples and proves its own noise (default); hidden: a committee computes one "
                   "hidden sample per coordinate by secret sharing, so the average carries the trusted curator's noise "
                   "even when half the parties collude (docs/sampling.md)");
-  cmd->add_option("--committee", a.committee, "hidden noise: committee size c, 2..32 (default: the smallest with P(all c collude) ≤ δ/2)");
+  cmd->add_option_function<unsigned>(
+      "--committee", [&a](const unsigned& c) { a.committee = c; a.committee_set = true; },
+      "with --noise hidden: committee size c, 2..32 (default: the smallest with P(all c collude) ≤ δ/2)");
+}
+
+void check_session_options(const SessionArgs& a) {
+  if (a.sigma_eta_set != a.sigma_delta_set) {
+    throw UsageError(a.sigma_eta_set ? "--sigma-eta: give --sigma-delta too (both σ's are set by hand, or neither)"
+                                     : "--sigma-delta: give --sigma-eta too (both σ's are set by hand, or neither)");
+  }
+  if (a.sigma_eta_set && !(a.sigma_eta > 0.0 && std::isfinite(a.sigma_eta))) {
+    throw UsageError("--sigma-eta: must be finite and > 0");
+  }
+  if (a.sigma_delta_set && !(a.sigma_delta > 0.0 && std::isfinite(a.sigma_delta))) {
+    throw UsageError("--sigma-delta: must be finite and > 0");
+  }
+  if (a.sigma_eta_set && a.epsilon_set) {
+    throw UsageError("--epsilon: not with --sigma-eta/--sigma-delta (hand-set σ's fix ε; the output states the ε "
+                     "they are certified for at --delta)");
+  }
+  if (a.committee_set && a.noise != "hidden") throw UsageError("--committee: only with --noise hidden");
 }
 
 namespace {
@@ -101,6 +138,7 @@ constexpr double kGraphShare = 0.1;
 constexpr double kCommitteeShare = 0.5;
 
 PlannedSession plan_session(const SessionArgs& a) {
+  check_session_options(a);
   if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
     throw UsageError("--input-max: must be in (0, 65536)");
   }
@@ -132,7 +170,7 @@ PlannedSession plan_session(const SessionArgs& a) {
   sys.fill(p.nonce);
   if (a.noise != "private" && a.noise != "hidden") throw UsageError("--noise '" + a.noise + "': must be private or hidden");
   const bool hidden = a.noise == "hidden";
-  const bool by_hand = a.sigma_eta > 0 && a.sigma_delta > 0;
+  const bool by_hand = a.sigma_eta_set && a.sigma_delta_set;
   double committee_budget = 0.0;
   if (hidden) {
     if (p.sampler != gp::SamplerKind::box_muller) throw UsageError("--noise hidden computes Box–Muller samples: drop --sampler");
@@ -251,6 +289,54 @@ PlannedSession plan_session(const SessionArgs& a) {
 }
 
 std::string privacy_sentence(const gp::Certificate& c) { return claim(c); }
+
+bool anyone_misbehaved(const std::map<std::uint32_t, std::string>& parties) {
+  constexpr std::string_view kDroppedOut = "no commitments published (dropped out)";  // protocol/run.cpp
+  for (const auto& [u, why] : parties) {
+    if (why != kDroppedOut) return true;
+  }
+  return false;
+}
+
+std::string resolve_vkey(const std::string& value, const std::string& option) {
+  std::string vkey = value;
+  if (!vkey.empty() && vkey[0] == '@') {
+    const std::string path = vkey.substr(1);
+    std::ifstream in(path, std::ios::binary);
+    if (path.empty() || !in) throw UsageError(option + ": cannot read the vkey file '" + path + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    vkey = ss.str();
+    if (vkey.size() > 4096) throw UsageError(option + ": '" + path + "' is too large for a vkey file");
+  }
+  const auto first = vkey.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) {
+    if (!value.empty() && value[0] == '@') throw UsageError(option + ": the vkey file '" + value.substr(1) + "' is empty");
+    return {};
+  }
+  vkey = vkey.substr(first, vkey.find_last_not_of(" \t\r\n") - first + 1);
+  if (auto v = gopa::bulletin::NoteVerifier::from_vkey(vkey); !v) {
+    throw UsageError(option + ": not a board verifier key (NAME+KEYID+BASE64, as printed by `gopa board key`): " +
+                     v.error().message);
+  }
+  return vkey;
+}
+
+void check_board_path(const std::string& board) {
+  for (const char* scheme : {"http://", "https://", "postgresql://", "postgres://"}) {
+    if (board.rfind(scheme, 0) == 0) return;
+  }
+  std::error_code ec;
+  if (board.empty() || !std::filesystem::exists(board, ec)) throw UsageError("--board: '" + board + "' does not exist");
+  if (!std::filesystem::is_regular_file(board, ec)) throw UsageError("--board: '" + board + "' is not a file");
+  std::ifstream in(board, std::ios::binary);
+  if (!in) throw UsageError("--board: cannot read '" + board + "'");
+  char head[16] = {};
+  in.read(head, sizeof head);
+  if (in.gcount() != sizeof head || std::string(head, sizeof head) != std::string("SQLite format 3\0", 16)) {
+    throw UsageError("--board: '" + board + "' is not a board (an SQLite database)");
+  }
+}
 
 nlohmann::json certificate_json(const gp::Certificate& c) {
   auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -49,9 +50,16 @@ struct SessionArgs {
   unsigned committee = 0;  // 0: the smallest committee whose capture fits δ (plan_session)
   std::uint32_t round_timeout_ms = 60'000;
   std::uint64_t seed = 1;
+  // Which of these were given on the command line (conflicting or partial options are refused).
+  bool parties_set = false, epsilon_set = false, sigma_eta_set = false, sigma_delta_set = false, committee_set = false;
 };
 
-// --parties, --dim, --input-max, --epsilon, --delta, --honest-fraction, --neighbors,
+// Refuses (UsageError) options that conflict or are partial: --sigma-eta without --sigma-delta
+// or the other way round, a σ that is not finite and > 0, --epsilon with hand-set σ's (they fix
+// ε), --committee without --noise hidden.
+void check_session_options(const SessionArgs& a);
+
+// --parties (not required: the CSV or the roster may fix it), --dim, --input-max, --epsilon, --delta, --honest-fraction, --neighbors,
 // --sigma-eta, --sigma-delta, --sampler, --sampler-precision, --noise, --committee.
 void add_session_options(CLI::App* cmd, SessionArgs& a);
 
@@ -67,6 +75,20 @@ struct PlannedSession {
 // captured) meets --delta, and the certificate of what they give; throws UsageError naming the bad
 // option, or saying why no parameters meet (ε, δ) (for example --neighbors too small).
 [[nodiscard]] PlannedSession plan_session(const SessionArgs& a);
+
+// The board's verifier key given as `option` (--board-key, --key, or GOPA_BOARD_KEY): the vkey
+// itself, or @FILE to read it from FILE (surrounding whitespace dropped). Empty stays empty; a
+// file that cannot be read or a value that is not a vkey is a UsageError.
+[[nodiscard]] std::string resolve_vkey(const std::string& value, const std::string& option);
+
+// A board given as a path (not an http[s]:// or postgres[ql]:// URL) must exist and be an SQLite
+// database; otherwise a UsageError (the same refusal in `gopa audit` and `gopa board check`).
+void check_board_path(const std::string& board);
+
+// Whether any of these parties (index → why it was excluded or named) misbehaved: a party that
+// dropped out before publishing anything ("no commitments published (dropped out)") did not; a
+// session where only such parties are missing and every check passes exits 0, not 1.
+[[nodiscard]] bool anyone_misbehaved(const std::map<std::uint32_t, std::string>& parties);
 
 // The sentence stating what a certificate certifies (or why nothing is).
 [[nodiscard]] std::string privacy_sentence(const protocol::Certificate& c);

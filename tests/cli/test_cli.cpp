@@ -22,8 +22,8 @@ struct Outcome {
 };
 
 // Runs `gopa <args>` in `dir`, capturing stdout (stderr goes to the test log).
-Outcome gopa(const std::string& args, const fs::path& dir) {
-  const std::string cmd = "cd '" + dir.string() + "' && '" + std::string(GOPA_BINARY) + "' " + args;
+Outcome gopa(const std::string& args, const std::string& dir) {
+  const std::string cmd = "cd '" + dir + "' && '" + std::string(GOPA_BINARY) + "' " + args;
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -33,6 +33,11 @@ Outcome gopa(const std::string& args, const fs::path& dir) {
   const int status = pclose(p);
   o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return o;
+}
+
+// Runs `gopa <args>` in `dir` with the environment variables `env` ("NAME=VALUE …") set.
+Outcome gopa_env(const std::string& env, const std::string& args, const fs::path& dir) {
+  return gopa(args, dir.string() + "' && export " + env + " && cd '" + dir.string());
 }
 
 struct TempDir {
@@ -522,5 +527,238 @@ TEST_CASE("gopa coordinate with planned parameters: parties with the default req
     CHECK(jp.at("privacy_claim").at("epsilon") == c.at("epsilon"));
     CHECK(jp.at("privacy_claim").at("seed") == c.at("seed"));
     CHECK(jp.at("privacy") == jc.at("privacy"));
+  }
+}
+
+namespace {
+std::string slurp_file(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TEST_CASE("gopa help and gopa version", "[cli]") {
+  TempDir d;
+  auto h = gopa("help", d.path);
+  CHECK(h.code == 0);
+  CHECK(h.out == gopa("--help", d.path).out);
+  for (const char* sub : {"run", "audit", "board", "help", "version"}) CHECK(h.out.find(sub) != std::string::npos);
+  auto hr = gopa("help run", d.path);
+  CHECK(hr.code == 0);
+  CHECK(hr.out == gopa("run --help", d.path).out);
+  CHECK(hr.out.find("--inputs") != std::string::npos);
+  auto hc = gopa("help board check", d.path);
+  CHECK(hc.code == 0);
+  CHECK(hc.out == gopa("board check --help", d.path).out);
+  CHECK(gopa("help no-such-command 2>/dev/null", d.path).code == 3);
+  auto v = gopa("version", d.path);
+  CHECK(v.code == 0);
+  CHECK(v.out == gopa("--version", d.path).out);
+  INFO(v.out);
+  REQUIRE(v.out.rfind("gopa ", 0) == 0);
+  // "gopa X.Y.Z (commit <40 hex digits or unknown>)"
+  const auto at = v.out.find(" (commit ");
+  REQUIRE(at != std::string::npos);
+  const std::string commit = v.out.substr(at + 9, v.out.find(')', at) - at - 9);
+  const bool hex40 = commit.size() == 40 && commit.find_first_not_of("0123456789abcdef") == std::string::npos;
+  CHECK((hex40 || commit == "unknown"));
+}
+
+TEST_CASE("gopa run/coordinate: conflicting or partial options are refused with exit code 3", "[cli][run]") {
+  TempDir d;
+  auto refused = [&](const std::string& args, const std::string& says) {
+    INFO(args);
+    auto r = gopa(args + " 2>&1", d.path);
+    CHECK(r.code == 3);
+    INFO(r.out);
+    CHECK(r.out.find(says) != std::string::npos);
+  };
+  refused("run --parties 4 --sigma-eta 0.1 --board x.db", "--sigma-eta: give --sigma-delta too");
+  refused("run --parties 4 --sigma-delta 5 --board x.db", "--sigma-delta: give --sigma-eta too");
+  refused("run --parties 4 --sigma-eta -1 --sigma-delta 5 --board x.db", "--sigma-eta: must be finite and > 0");
+  refused("run --parties 4 --sigma-eta 0 --sigma-delta 5 --board x.db", "--sigma-eta: must be finite and > 0");
+  refused("run --parties 4 --sigma-eta 0.1 --sigma-delta -5 --board x.db", "--sigma-delta: must be finite and > 0");
+  refused("run --parties 4 --epsilon 2 --sigma-eta 0.1 --sigma-delta 5 --board x.db", "--epsilon: not with --sigma-eta");
+  refused("run --parties 4 --committee 3 --board x.db", "--committee: only with --noise hidden");
+  refused("coordinate --board http://127.0.0.1:1 --board-key x --roster r.jsonl --parties 2 --sigma-eta 1",
+          "--sigma-eta: give --sigma-delta too");
+  refused("coordinate --board http://127.0.0.1:1 --board-key x --roster r.jsonl --parties 2 --committee 2",
+          "--committee: only with --noise hidden");
+  CHECK_FALSE(fs::exists(d.path / "x.db"));
+  // Both σ's by hand at a chosen δ still run.
+  CHECK(gopa("run --parties 3 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --delta 1e-3 --board ok.db --json > /dev/null",
+             d.path).code == 0);
+  auto b = gopa("bench proofs --json --csv 2>&1", d.path);
+  CHECK(b.code == 3);
+  CHECK(b.out.find("excludes") != std::string::npos);
+  CHECK(gopa("bench proofs --ranges-only --circuits-only 2>/dev/null", d.path).code == 3);
+}
+
+TEST_CASE("gopa prove range --out never overwrites; board_load --help prints help", "[cli][sigma]") {
+  TempDir d;
+  std::ofstream(d.path / "keep.json") << "precious\n";
+  auto r = gopa("prove range --bits 8 --values 1 --out keep.json 2>&1", d.path);
+  CHECK(r.code == 3);
+  CHECK(r.out.find("already exists") != std::string::npos);
+  CHECK(slurp_file(d.path / "keep.json") == "precious\n");
+  REQUIRE(gopa("prove range --bits 8 --values 1 --out new.json > /dev/null", d.path).code == 0);
+  const std::string first = slurp_file(d.path / "new.json");
+  CHECK(gopa("prove range --bits 8 --values 2 --out new.json 2>/dev/null", d.path).code == 3);
+  CHECK(slurp_file(d.path / "new.json") == first);
+  for (const auto& e : fs::directory_iterator(d.path)) {
+    CHECK(e.path().filename().string().find(".tmp") == std::string::npos);  // no temporary file left
+  }
+#ifdef GOPA_BOARD_LOAD_BINARY
+  const std::string cmd = "cd '" + d.path.string() + "' && timeout 20 '" + GOPA_BOARD_LOAD_BINARY + "' --help";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(out.rfind("usage: board_load", 0) == 0);
+  CHECK(out.find("--check-entries E") != std::string::npos);
+  CHECK(out.find("acknowledged appends") == std::string::npos);  // the help, not the load test's report
+  CHECK(out.find("check: ") == std::string::npos);
+#endif
+}
+
+TEST_CASE("The board and its vkey from GOPA_BOARD, GOPA_BOARD_KEY or --board-key @FILE; the command line wins",
+          "[cli][board]") {
+  TempDir d;
+  // Two boards and their vkeys, each in a file.
+  auto k1 = gopa("board key --db one.db --origin one.example/gopa", d.path);
+  auto k2 = gopa("board key --db two.db --origin two.example/gopa", d.path);
+  REQUIRE(k1.code == 0);
+  REQUIRE(k2.code == 0);
+  std::ofstream(d.path / "one.vkey") << k1.out;  // with its newline
+  std::ofstream(d.path / "two.vkey") << k2.out;
+  std::ofstream(d.path / "bad.vkey") << "not a vkey\n";
+  CHECK(gopa("board check --board one.db --key @one.vkey > /dev/null", d.path).code == 0);
+  CHECK(gopa("board check --board one.db --board-key @one.vkey > /dev/null", d.path).code == 0);
+  CHECK(gopa("board check --board one.db --key @two.vkey > /dev/null", d.path).code != 0);  // the file's key is pinned
+  CHECK(gopa("board check --board one.db --key @bad.vkey 2>/dev/null >/dev/null", d.path).code == 3);
+  CHECK(gopa("board check --board one.db --key @missing.vkey 2>/dev/null >/dev/null", d.path).code == 3);
+  CHECK(gopa_env("GOPA_BOARD=one.db GOPA_BOARD_KEY=@one.vkey", "board check > /dev/null", d.path).code == 0);
+  CHECK(gopa_env("GOPA_BOARD=one.db GOPA_BOARD_KEY=@two.vkey", "board check > /dev/null", d.path).code != 0);
+  // The command line wins over the environment.
+  CHECK(gopa_env("GOPA_BOARD=two.db GOPA_BOARD_KEY=@two.vkey", "board check --board one.db --key @one.vkey > /dev/null",
+                 d.path).code == 0);
+  // gopa audit: the board from GOPA_BOARD, a bad key from the environment refused.
+  REQUIRE(gopa("run --parties 3 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board r.db > /dev/null", d.path).code == 0);
+  CHECK(gopa_env("GOPA_BOARD=r.db", "audit > /dev/null", d.path).code == 0);
+  CHECK(gopa_env("GOPA_BOARD=missing.db", "audit --board r.db > /dev/null", d.path).code == 0);
+  CHECK(gopa_env("GOPA_BOARD_KEY=@bad.vkey", "audit --board r.db 2>/dev/null >/dev/null", d.path).code == 3);
+  // gopa party and gopa coordinate take both from the environment (then fail to reach the board: 4),
+  // and require them without it (3).
+  REQUIRE(gopa("keys --out k0.json > /dev/null", d.path).code == 0);
+  REQUIRE(gopa("keys --out k1.json > /dev/null", d.path).code == 0);
+  {
+    std::ofstream(d.path / "roster.jsonl") << slurp_file(d.path / "k0.json.pub") << slurp_file(d.path / "k1.json.pub");
+  }
+  const std::string env = "GOPA_BOARD=http://127.0.0.1:1 GOPA_BOARD_KEY=@one.vkey";
+  CHECK(gopa_env(env, "party --id 0 --keys k0.json --input 0.5 2>/dev/null", d.path).code == 4);
+  CHECK(gopa("party --id 0 --keys k0.json --input 0.5 2>/dev/null", d.path).code == 3);
+  CHECK(gopa_env(env, "coordinate --roster roster.jsonl --sigma-eta 1 --sigma-delta 1 --neighbors 1 2>/dev/null", d.path).code == 4);
+  CHECK(gopa("coordinate --roster roster.jsonl --sigma-eta 1 --sigma-delta 1 --neighbors 1 2>/dev/null", d.path).code == 3);
+  CHECK(gopa("party --board http://127.0.0.1:1 --board-key @bad.vkey --id 0 --keys k0.json --input 0.5 2>/dev/null", d.path)
+            .code == 3);
+}
+
+TEST_CASE("gopa run --inputs: a header row is read as such and the CSV fixes --parties; so does the roster",
+          "[cli][run]") {
+  TempDir d;
+  std::ofstream(d.path / "h.csv") << "temperature,humidity\n0.1,0.5\n0.3,0.5\n0.5,0.5\n0.7,0.5\n";
+  auto r = gopa("run --inputs h.csv --dim 2 --sigma-eta 0.001 --sigma-delta 5 --neighbors 2 --board h.db --json 2>h.err",
+                d.path);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("parties") == 4);
+  CHECK(j.at("counted") == 4);
+  CHECK(j.at("inputs_header") == nlohmann::json::array({"temperature", "humidity"}));
+  CHECK(std::fabs(j.at("estimate")[0].get<double>() - 0.4) < 0.01);
+  CHECK(slurp_file(d.path / "h.err").find("header row (temperature,humidity)") != std::string::npos);
+  // --parties, if given, must match the CSV.
+  CHECK(gopa("run --inputs h.csv --dim 2 --parties 4 --sigma-eta 0.001 --sigma-delta 5 --neighbors 2 --board h4.db > /dev/null",
+             d.path).code == 0);
+  auto m = gopa("run --inputs h.csv --dim 2 --parties 5 --board h5.db 2>&1", d.path);
+  CHECK(m.code == 3);
+  CHECK(m.out.find("4 rows for 5 parties") != std::string::npos);
+  CHECK_FALSE(fs::exists(d.path / "h5.db"));
+  // A non-numeric cell after the first row is still an error; so is a header of the wrong width.
+  std::ofstream(d.path / "late.csv") << "0.1\n0.2\nx\n";
+  CHECK(gopa("run --inputs late.csv --board l.db 2>/dev/null", d.path).code == 3);
+  std::ofstream(d.path / "wide.csv") << "a,b\n0.1\n0.2\n";
+  CHECK(gopa("run --inputs wide.csv --board w.db 2>/dev/null", d.path).code == 3);
+  // Without a CSV, --parties is required.
+  auto np = gopa("run --board np.db 2>&1", d.path);
+  CHECK(np.code == 3);
+  CHECK(np.out.find("--parties: required without --inputs") != std::string::npos);
+  // gopa coordinate: the roster fixes --parties; a different --parties is refused.
+  REQUIRE(gopa("keys --out k0.json > /dev/null", d.path).code == 0);
+  REQUIRE(gopa("keys --out k1.json > /dev/null", d.path).code == 0);
+  std::ofstream(d.path / "roster.jsonl") << slurp_file(d.path / "k0.json.pub") << slurp_file(d.path / "k1.json.pub");
+  auto board = gopa("board key --db c.db", d.path);
+  REQUIRE(board.code == 0);
+  std::ofstream(d.path / "c.vkey") << board.out;
+  // Without --parties: planned for the roster's 2 parties, then the (absent) board is unreachable.
+  CHECK(gopa("coordinate --board http://127.0.0.1:1 --board-key @c.vkey --roster roster.jsonl --sigma-eta 1"
+             " --sigma-delta 1 --neighbors 1 2>/dev/null",
+             d.path).code == 4);
+  auto cm = gopa("coordinate --board http://127.0.0.1:1 --board-key @c.vkey --roster roster.jsonl --parties 3 2>&1", d.path);
+  CHECK(cm.code == 3);
+  CHECK(cm.out.find("2 parties listed but --parties is 3") != std::string::npos);
+}
+
+TEST_CASE("Exit codes: the same cause gives the same code in every subcommand", "[cli][board]") {
+  TempDir d;
+  REQUIRE(gopa("run --parties 3 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board r.db > /dev/null", d.path).code == 0);
+  std::ofstream(d.path / "text.db") << "this is not a database\n";
+  REQUIRE(gopa("keys --out k0.json > /dev/null", d.path).code == 0);
+  std::ofstream(d.path / "roster.jsonl") << slurp_file(d.path / "k0.json.pub") << slurp_file(d.path / "k0.json.pub");
+  auto code = [&](const std::string& args) {
+    const int c = gopa(args + " > /dev/null 2>&1", d.path).code;
+    INFO(args << " → " << c);
+    return c;
+  };
+  // 0: verified, in both auditors.
+  CHECK(code("audit --board r.db") == 0);
+  CHECK(code("board check --board r.db") == 0);
+  // 0: a party that dropped out before publishing anything did not misbehave (all checks pass).
+  CHECK(code("run --parties 6 --dropouts 1 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board drop.db") == 0);
+  CHECK(code("audit --board drop.db") == 0);
+  auto dropped = nlohmann::json::parse(gopa("audit --board drop.db --json", d.path).out);
+  CHECK(dropped.at("misbehaving").size() == 1);  // still named, with its reason
+  // 1: a cheater, in run and audit.
+  CHECK(code("run --parties 6 --cheat output:1 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board cheat.db") == 1);
+  CHECK(code("audit --board cheat.db") == 1);
+  // 3: a missing board file.
+  CHECK(code("audit --board missing.db") == 3);
+  CHECK(code("board check --board missing.db") == 3);
+  CHECK_FALSE(fs::exists(d.path / "missing.db"));
+  // 3: a text file given as a board.
+  CHECK(code("audit --board text.db") == 3);
+  CHECK(code("board check --board text.db") == 3);
+  // 3: a malformed vkey, wherever one is taken.
+  CHECK(code("audit --board http://127.0.0.1:1 --board-key not-a-vkey") == 3);
+  CHECK(code("board check --board http://127.0.0.1:1 --key not-a-vkey") == 3);
+  CHECK(code("board check --board r.db --key not-a-vkey") == 3);
+  CHECK(code("party --board http://127.0.0.1:1 --board-key not-a-vkey --id 0 --keys k0.json --input 0.5") == 3);
+  CHECK(code("coordinate --board http://127.0.0.1:1 --board-key not-a-vkey --roster roster.jsonl") == 3);
+  // 4: a board that cannot be reached (with a well-formed vkey).
+  const std::string vkey = gopa("board key --db v.db", d.path).out;
+  REQUIRE_FALSE(vkey.empty());
+  std::ofstream(d.path / "v.vkey") << vkey;
+  CHECK(code("audit --board http://127.0.0.1:1 --board-key @v.vkey") == 4);
+  CHECK(code("board check --board http://127.0.0.1:1 --key @v.vkey") == 4);
+  CHECK(code("party --board http://127.0.0.1:1 --board-key @v.vkey --id 0 --keys k0.json --input 0.5") == 4);
+  // 3: an unknown option or a missing required one, in every subcommand.
+  for (const char* sub : {"run", "audit", "party", "coordinate", "keys", "board check", "plan", "prove range", "verify"}) {
+    CHECK(code(std::string(sub) + " --no-such-option") == 3);
   }
 }
