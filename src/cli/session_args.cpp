@@ -12,6 +12,7 @@
 #include "gopa/bulletin/note.hpp"
 
 #include "gopa/protocol/planner.hpp"
+#include "gopa/protocol/run.hpp"
 #include "gopa/random.hpp"
 
 namespace gopa::cli {
@@ -291,9 +292,8 @@ PlannedSession plan_session(const SessionArgs& a) {
 std::string privacy_sentence(const gp::Certificate& c) { return claim(c); }
 
 bool anyone_misbehaved(const std::map<std::uint32_t, std::string>& parties) {
-  constexpr std::string_view kDroppedOut = "no commitments published (dropped out)";  // protocol/run.cpp
   for (const auto& [u, why] : parties) {
-    if (why != kDroppedOut) return true;
+    if (why != gp::kDroppedOutReason) return true;
   }
   return false;
 }

@@ -86,7 +86,7 @@ struct PlannedSession {
 void check_board_path(const std::string& board);
 
 // Whether any of these parties (index → why it was excluded or named) misbehaved: a party that
-// dropped out before publishing anything ("no commitments published (dropped out)") did not; a
+// dropped out before publishing anything (protocol::kDroppedOutReason) did not; a
 // session where only such parties are missing and every check passes exits 0, not 1.
 [[nodiscard]] bool anyone_misbehaved(const std::map<std::uint32_t, std::string>& parties);
 

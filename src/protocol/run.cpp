@@ -1253,7 +1253,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   out.checks.push_back({"output correctness proofs", out_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
                         std::to_string(v.masked.size() - out_fail) + "/" + std::to_string(v.masked.size()) + " valid"});
   for (std::uint32_t u = 0; u < p.parties; ++u) {
-    if (!v.commits.count(u)) blame(u, "no commitments published (dropped out)");
+    if (!v.commits.count(u)) blame(u, std::string(kDroppedOutReason));
     else if (!v.masked.count(u)) blame(u, "no masked value published");
   }
 

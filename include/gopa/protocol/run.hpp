@@ -173,6 +173,10 @@ using bulletin::CheckStatus;
 using bulletin::check_status_name;
 using AuditCheck = bulletin::CheckResult;
 
+// The reason given for a party that published nothing from its commitments on: a drop-out, not
+// a deviation (the command line exits 0 when only such parties are missing).
+inline constexpr std::string_view kDroppedOutReason = "no commitments published (dropped out)";
+
 struct AuditReport {
   std::vector<AuditCheck> checks;
   // Party index → the first check it failed: the excluded parties, and those named without
