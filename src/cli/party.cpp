@@ -194,6 +194,7 @@ int run_coordinate(const CoordinateArgs& args) {
   } else {
     std::printf("session %s\nprivacy: %s\n", to_hex(rep.session_id).substr(0, 16).c_str(), privacy.c_str());
     for (std::size_t j = 0; j < rep.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, rep.estimate[j]);
+    if (rep.estimate.size() > 8) std::printf("… %zu more coordinates (--json lists all)\n", rep.estimate.size() - 8);
     std::printf("counted %zu/%u parties\n", rep.counted.size(), a.parties);
     for (const auto& [u, why] : rep.excluded) std::printf("  party %u excluded: %s\n", u, why.c_str());
   }
@@ -266,6 +267,7 @@ int run_party_cmd(const PartyArgs& a) {
   } else {
     if (accepted) std::printf("privacy: %s\n", privacy_sentence(*accepted).c_str());
     for (std::size_t j = 0; j < out.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, out.estimate[j]);
+    if (out.estimate.size() > 8) std::printf("… %zu more coordinates (--json lists all)\n", out.estimate.size() - 8);
     std::printf("counted %zu parties%s\n", out.counted.size(), out.counted_me ? " (this party included)" : " (this party excluded)");
   }
   if (!out.coordinator_problem.empty()) {

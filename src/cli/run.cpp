@@ -378,9 +378,29 @@ int run_audit(const std::string& path, const std::string& board_key, bool json_o
     board = std::move(local).value();
   }
   const gp::AuditReport audit = gp::audit_session(*board);
+  // What the posted parameters certify, at the default requirement a party states (honest
+  // fraction 0.5, δ = 1e-5): the audit re-derives the privacy claim from the board alone.
+  std::optional<gp::Certificate> cert;
+  if (audit.params) {
+    const gp::PrivacyRequirement need;
+    cert = gp::certify_session(*audit.params, need.honest_fraction, need.delta);
+  }
   if (json_out) {
     json j;
+    j["schema"] = "gopa-audit/v1";
     j["board"] = path;
+    if (audit.params) {
+      const gp::SessionParams& p = *audit.params;
+      j["session_id"] = to_hex(p.session_id());
+      j["parties"] = p.parties;
+      j["dim"] = p.dim;
+      j["neighbors"] = p.neighbors;
+      j["sigma_eta"] = p.sigma_eta;
+      j["sigma_delta"] = p.sigma_delta;
+      j["input_max"] = p.input_max_real();
+      j["noise"] = gp::noise_mode_name(p.noise);
+      j["privacy_claim"] = certificate_json(*cert);
+    }
     for (const auto& c : audit.checks) j["checks"].push_back({{"check", c.name}, {"status", gp::check_status_name(c.status)}, {"detail", c.detail}});
     j["misbehaving"] = json::object();
     for (const auto& [u, why] : audit.misbehaving) j["misbehaving"][std::to_string(u)] = why;
@@ -388,12 +408,23 @@ int run_audit(const std::string& path, const std::string& board_key, bool json_o
     j["counted"] = audit.counted.size();
     std::cout << j.dump(2) << "\n";
   } else {
+    if (audit.params) {
+      const gp::SessionParams& p = *audit.params;
+      std::printf("session %s  parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  inputs in [0, %.6g]  noise %s\n",
+                  to_hex(p.session_id()).c_str(), p.parties, p.dim, p.neighbors, p.sigma_eta, p.sigma_delta,
+                  p.input_max_real(), gp::noise_mode_name(p.noise));
+      std::printf("privacy (from the posted parameters, at honest fraction 0.5 and δ = 1e-5): %s\n",
+                  privacy_sentence(*cert).c_str());
+    }
     for (const auto& c : audit.checks) {
       std::printf("%-4s %s%s%s\n", gp::check_status_name(c.status), c.name.c_str(), c.detail.empty() ? "" : " — ",
                   c.detail.c_str());
     }
     for (const auto& [u, why] : audit.misbehaving) std::printf("party %u: %s\n", u, why.c_str());
     for (std::size_t j = 0; j < audit.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, audit.estimate[j]);
+    if (audit.estimate.size() > 8) {
+      std::printf("… %zu more coordinates (--json lists all)\n", audit.estimate.size() - 8);
+    }
   }
   if (!audit.log_ok) return kExitLogMisbehaved;
   return audit.all_passed() && !anyone_misbehaved(audit.misbehaving) ? kExitOk : kExitMisbehaved;

@@ -2049,6 +2049,7 @@ AuditReport audit_session(bulletin::Board& board) {
                                                            v.coordinator_problems.front()});
   if (!v.coordinator_problems.empty()) a.log_ok = false;
   const SessionParams& p = v.setup->params;
+  a.params = p;
   const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
   Verdict verdict = judge(v, g, nullptr);
   a.checks.insert(a.checks.end(), verdict.checks.begin(), verdict.checks.end());

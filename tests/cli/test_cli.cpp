@@ -762,3 +762,30 @@ TEST_CASE("Exit codes: the same cause gives the same code in every subcommand", 
     CHECK(code(std::string(sub) + " --no-such-option") == 3);
   }
 }
+
+TEST_CASE("gopa audit states the session, its parameters and what they certify, and says when it cuts a vector",
+          "[cli][audit]") {
+  TempDir d;
+  auto r = gopa("run --parties 4 --dim 10 --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 "
+                "--board v.db --json",
+                d.path);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  auto a = gopa("audit --board v.db", d.path);
+  CHECK(a.code == 0);
+  CHECK(a.out.find("session " + j.at("session_id").get<std::string>()) != std::string::npos);
+  CHECK(a.out.find("parties 4  dim 10  k 2") != std::string::npos);
+  CHECK(a.out.find("privacy (from the posted parameters") != std::string::npos);
+  CHECK(a.out.find("estimate[7]") != std::string::npos);
+  CHECK(a.out.find("estimate[8]") == std::string::npos);
+  CHECK(a.out.find("… 2 more coordinates (--json lists all)") != std::string::npos);
+  auto aj = gopa("audit --board v.db --json", d.path);
+  CHECK(aj.code == 0);
+  const auto ja = nlohmann::json::parse(aj.out);
+  CHECK(ja.at("schema") == "gopa-audit/v1");
+  CHECK(ja.at("session_id") == j.at("session_id"));
+  CHECK(ja.at("neighbors") == 2);
+  CHECK(ja.at("estimate").size() == 10);
+  CHECK(ja.at("privacy_claim").at("k") == 2);
+  CHECK(ja.at("privacy_claim").contains("epsilon"));
+}

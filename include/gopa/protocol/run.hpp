@@ -184,6 +184,7 @@ struct AuditReport {
   std::map<std::uint32_t, std::string> misbehaving;
   std::vector<double> estimate;                      // recomputed from the board
   std::vector<std::uint32_t> counted;
+  std::optional<SessionParams> params;               // the session's posted parameters, once read
   bool log_ok = true;                                // false: the log itself is inconsistent
   [[nodiscard]] bool all_passed() const;
 };
