@@ -15,6 +15,19 @@
 namespace fs = std::filesystem;
 
 namespace {
+// Shell lines that start `gopa board serve` on a fresh board.db on a free loopback port (killed
+// when the script exits) and set URL and VKEY from what it prints.
+std::string serve_board(const std::string& g) {
+  return g + " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
+             "SERVER=$!\n"
+             "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
+             "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
+             "URL=$(sed -n 's/^serving //p' serve.out)\n"
+             "VKEY=$(sed -n 's/^vkey //p' serve.out)\n";
+}
+}  // namespace
+
+namespace {
 
 struct Outcome {
   int code = -1;
@@ -240,12 +253,7 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
     std::ofstream sh(d.path / "multi.sh");
     sh << "set -e\n"
        << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub k5.json.pub k6.json.pub k7.json.pub > roster.jsonl\n"
-       << g << " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
-       << "SERVER=$!\n"
-       << "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
-       << "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
-       << "URL=$(sed -n 's/^serving //p' serve.out)\n"
-       << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+       << serve_board(g)
        << "PIDS=\"\"\n"
        << "for i in 0 1 2 3 4 5 6 7; do\n"
        // σ_η = 0.01 among 8 parties certifies ε ≈ 730 at δ = 1e-3 without colluders: the parties
@@ -299,12 +307,7 @@ TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never g
     {
       std::ofstream sh(d.path / "adv.sh");
       sh << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub k5.json.pub > roster.jsonl\n"
-         << g << " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
-         << "SERVER=$!\n"
-         << "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
-         << "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
-         << "URL=$(sed -n 's/^serving //p' serve.out)\n"
-         << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+         << serve_board(g)
          << "PIDS=\"\"\n"
          << "for i in 0 1 2 3 4 5; do\n"
          << "  EXTRA=\"\"; [ $i = " << bad << " ] && EXTRA=\"--adversary " << seed << "\"\n"
@@ -493,12 +496,7 @@ TEST_CASE("gopa coordinate with planned parameters: parties with the default req
     std::ofstream sh(d.path / "planned.sh");
     sh << "set -e\n"
        << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub k5.json.pub > roster.jsonl\n"
-       << g << " board serve --db board.db --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
-       << "SERVER=$!\n"
-       << "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
-       << "for i in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
-       << "URL=$(sed -n 's/^serving //p' serve.out)\n"
-       << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+       << serve_board(g)
        << "PIDS=\"\"\n"
        << "for i in 0 1 2 3 4 5; do\n"
        << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input 0.5 --json"
