@@ -33,6 +33,17 @@ std::int64_t now_unix() {
 
 constexpr std::size_t kReadChunk = 4096;
 
+// Makes a rename or creation in `path`'s directory durable (best effort: fsync of the directory).
+void fsync_parent(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
 }  // namespace
 
 Status write_file_durably(const std::string& path, std::string_view text) {
@@ -54,13 +65,7 @@ Status write_file_durably(const std::string& path, std::string_view text) {
   }
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) return make_error(Errc::io, "cannot rename " + tmp);
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
-  }
+  fsync_parent(path);
   return {};
 }
 
@@ -80,16 +85,6 @@ Result<std::optional<std::string>> read_small_file(const std::string& path, std:
 namespace {
 
 constexpr std::string_view kKeyFileTag = "gopa-board-key/v1 ";
-
-void fsync_parent(const std::string& path) {
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
-  }
-}
 
 Result<PublicKey> public_key_from_hex(const std::string& hex) {
   auto b = from_hex(hex);

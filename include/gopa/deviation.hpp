@@ -21,7 +21,10 @@
 #include <functional>
 #include <vector>
 
+#include <optional>
+
 #include "gopa/group.hpp"
+#include "gopa/random.hpp"
 
 namespace gopa::sigma {
 struct CompressedProof;
@@ -73,6 +76,21 @@ inline thread_local const Deviation* active_deviation = nullptr;
 
 // The deviation installed on this thread, or nullptr (always, outside tests).
 [[nodiscard]] inline const Deviation* deviation() noexcept { return detail::active_deviation; }
+
+// Where a prover draws its masks and nonces: `honest`, or, under a deviation with reuse_nonces,
+// one fixed seed (the same in every proof). Outside tests this is `honest`, at the cost of one
+// thread-local load.
+class NonceSource {
+ public:
+  explicit NonceSource(Rng& honest) : honest_(honest) {
+    if (const Deviation* d = deviation(); d != nullptr && d->reuse_nonces) fixed_.emplace(0x6e6f6e6365);
+  }
+  [[nodiscard]] Rng& get() noexcept { return fixed_ ? static_cast<Rng&>(*fixed_) : honest_; }
+
+ private:
+  Rng& honest_;
+  std::optional<DeterministicRng> fixed_;
+};
 
 class ScopedDeviation {
  public:

@@ -60,6 +60,21 @@ struct CsvInputs {
   std::vector<std::string> header;  // the column names, if the first row has no number in it
 };
 
+// The session parameters in a --json report, under the same names in `run` and `audit`.
+void put_params(json& j, const gp::SessionParams& p) {
+  j["parties"] = p.parties;
+  j["dim"] = p.dim;
+  j["neighbors"] = p.neighbors;
+  j["sigma_eta"] = p.sigma_eta;
+  j["sigma_delta"] = p.sigma_delta;
+  j["input_max"] = p.input_max_real();
+  j["input_max_fixed"] = p.input_max;
+  j["frac_bits"] = p.frac_bits;
+  j["sampler"] = gp::sampler_name(p.sampler);
+  j["sampler_precision"] = p.sampler_precision;
+  j["noise"] = gp::noise_mode_name(p.noise);
+}
+
 // Parses FILE.csv: one row per party, d comma-separated real numbers in [0, max]; '#' comments
 // and blank lines skipped; a first row in which no cell is a number is a header.
 CsvInputs read_inputs(const std::string& path, std::uint32_t dim, double max) {
@@ -251,19 +266,9 @@ int run_run(const RunArgs& args) {
     json j;
     j["session_id"] = to_hex(r.session_id);
     j["board"] = path;
-    j["parties"] = a.parties;
-    j["dim"] = a.dim;
-    j["neighbors"] = p.neighbors;
-    j["sigma_eta"] = p.sigma_eta;
-    j["sigma_delta"] = p.sigma_delta;
-    j["input_max"] = p.input_max_real();
-    j["input_max_fixed"] = p.input_max;
-    j["frac_bits"] = p.frac_bits;
-    j["sampler"] = gp::sampler_name(p.sampler);
-    j["sampler_precision"] = p.sampler_precision;
+    put_params(j, p);
     j["privacy"] = privacy;
     j["privacy_claim"] = certificate_json(planned.certificate);
-    j["noise"] = gp::noise_mode_name(p.noise);
     if (p.noise == gp::NoiseMode::hidden) {
       j["committee"] = r.committee;
       j["committee_attempts"] = r.committee_attempts;
@@ -388,13 +393,7 @@ int run_audit(const std::string& path, const std::string& board_key, bool json_o
     if (audit.params) {
       const gp::SessionParams& p = *audit.params;
       j["session_id"] = to_hex(p.session_id());
-      j["parties"] = p.parties;
-      j["dim"] = p.dim;
-      j["neighbors"] = p.neighbors;
-      j["sigma_eta"] = p.sigma_eta;
-      j["sigma_delta"] = p.sigma_delta;
-      j["input_max"] = p.input_max_real();
-      j["noise"] = gp::noise_mode_name(p.noise);
+      put_params(j, p);
       j["privacy_claim"] = certificate_json(*cert);
     }
     for (const auto& c : audit.checks) j["checks"].push_back({{"check", c.name}, {"status", gp::check_status_name(c.status)}, {"detail", c.detail}});

@@ -65,9 +65,8 @@ OutputProof prove_output(Transcript& t, const GeneratorSet& gens, std::span<cons
   std::vector<const SecretScalar*> wit{&w};
   auto prng = t.prover_rng(wit, rng);
   const testing::Deviation* dev = testing::deviation();
-  DeterministicRng reused(0x6e6f6e6365);  // test-only deviation: the same nonce every time
-  SecretScalar k = dev != nullptr && dev->reuse_nonces ? SecretScalar::random(reused)
-                                                       : SecretScalar::random(prng);
+  testing::NonceSource nonces(prng);
+  SecretScalar k = SecretScalar::random(nonces.get());
   Point a = gens.H_table().mul(k);
   if (dev != nullptr && dev->on_output_nonce) dev->on_output_nonce(a);
   t.append_point("A", a);

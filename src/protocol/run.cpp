@@ -196,6 +196,7 @@ struct View {
   std::size_t noise_seeds = 0;                     // seed commitments per party
   std::map<std::uint32_t, std::set<std::uint32_t>> done;  // round → parties that marked it finished
   std::set<std::uint32_t> closed;                  // rounds the coordinator closed
+  std::vector<std::uint32_t> close_order;          // close_order(params), once the setup is read
   std::size_t closes = 0;                          // closes accepted so far (index into close_order)
   std::vector<std::string> coordinator_problems;   // the coordinator's entries readers refused
   std::size_t late = 0;                            // entries of closed rounds (ignored)
@@ -262,6 +263,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         if (v.setup) {
           for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.index_of[v.setup->roster[u].sign_key] = u;
           v.noise_seeds = noise_seed_count(v.setup->params);
+          v.close_order = close_order(v.setup->params);
         }
         continue;
       }
@@ -273,7 +275,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           v.result = ResultMessage::decode(en.payload, p.dim, p.parties);
           if (!v.result) v.coordinator_problems.push_back("malformed result");
         } else if (en.type == MessageType::round_cosignature) {
-          const std::vector<std::uint32_t> order = close_order(p);
+          const std::vector<std::uint32_t>& order = v.close_order;
           auto mk = RoundMarker::decode(en.payload);
           if (!mk || mk->round != en.round) {
             v.coordinator_problems.push_back("malformed round close");
@@ -2001,20 +2003,20 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   // Recovery waves until no seed is owed (docs/protocol.md § Recovery).
   std::optional<Graph> graph;
   Verdict verdict;
+  std::optional<View> view;  // the board after the last wave
   for (std::uint32_t wave = 0;; ++wave) {
     if (wave == kMaxRecoveryWaves) {
       return make_error(Errc::invalid_argument, "recovery did not finish in " + std::to_string(kMaxRecoveryWaves) +
                                                     " waves: no result is released");
     }
     if (auto st = run_round(recovery_round(wave)); !st) return st.error();
-    auto view = read_view(board);
-    if (!view) return view.error();
-    if (!graph) graph = derive_graph(p.parties, p.neighbors, view_randomness(view.value()));
-    verdict = judge(view.value(), *graph, nullptr);
+    auto read = read_view(board);
+    if (!read) return read.error();
+    view = std::move(read).value();
+    if (!graph) graph = derive_graph(p.parties, p.neighbors, view_randomness(*view));
+    verdict = judge(*view, *graph, nullptr);
     if (verdict.unresolved.empty()) break;
   }
-  auto view = read_view(board);
-  if (!view) return view.error();
   if (auto st = post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)); !st) {
     return st.error();
   }

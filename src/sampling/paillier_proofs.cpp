@@ -36,8 +36,8 @@ EncProof prove_once(Transcript& t, const EncStatement& st, const BigInt& x, cons
   const PaillierPublic& pk = *st.pk;
   EncProof pr;
   const testing::Deviation* dev = testing::deviation();
-  DeterministicRng reused(0x6e6f6e6365);  // test-only deviation: the same nonces every time
-  Rng& nonces = dev != nullptr && dev->reuse_nonces ? static_cast<Rng&>(reused) : rng;
+  testing::NonceSource source(rng);
+  Rng& nonces = source.get();
   BigInt y = BigInt::random_bits(P::kBoundBits, nonces);
   BigInt mu = BigInt::random_bits(P::kNonceRandBits, nonces);
   SecretScalar s = SecretScalar::random(nonces);

@@ -514,9 +514,8 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   for (const SecretScalar& v : w) wit.push_back(&v);
   for (const SecretScalar& v : blinders) wit.push_back(&v);
   auto prng_honest = t.prover_rng(wit, rng);
-  DeterministicRng reused(0x6e6f6e6365);  // test-only deviation: the same masks every time
-  Rng& prng = dev != nullptr && dev->reuse_nonces ? static_cast<Rng&>(reused)
-                                                  : static_cast<Rng&>(prng_honest);
+  testing::NonceSource nonces(prng_honest);
+  Rng& prng = nonces.get();
 
   // f(0..m) = (random, a_1..a_m), g likewise; h = f·g on 0 and m+1..2m (AC20 §5).
   std::vector<SecretScalar> fv, gv;

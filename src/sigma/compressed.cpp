@@ -124,9 +124,8 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
     for (const SecretScalar& v : x) wit.push_back(&v);
   auto prng_honest = t.prover_rng(wit, rng);
   const testing::Deviation* dev = testing::deviation();
-  DeterministicRng reused(0x6e6f6e6365);  // test-only deviation: the same mask every time
-  Rng& prng = dev != nullptr && dev->reuse_nonces ? static_cast<Rng&>(reused)
-                                                  : static_cast<Rng&>(prng_honest);
+  testing::NonceSource nonces(prng_honest);
+  Rng& prng = nonces.get();
   std::vector<SecretScalar> r;
   r.reserve(n);
   Fe lr;  // L(r), secret (constant-time field arithmetic)

@@ -48,17 +48,22 @@ void golden_circuit(CircuitBuilder& b) {
   b.assert_equal(b.mul(xy, x + Scalar::one()), b.public_input(Scalar::from_u64(48)));
 }
 
+// A golden range file's statement and the generator set it names.
+std::pair<RangeStatement, std::shared_ptr<const GeneratorSet>> range_statement(const json& j) {
+  RangeStatement st;
+  st.bits = j.at("bits").get<unsigned>();
+  for (const auto& c : j.at("commitments")) st.commitments.push_back(point_hex(c.get<std::string>()));
+  auto gens = GeneratorSet::get(j.at("generators").get<std::string>(), range_generators(st.bits, st.commitments.size()));
+  return {st, gens};
+}
+
 }  // namespace
 
 TEST_CASE("golden proofs of format v2 keep verifying", "[sigma][golden]") {
   for (const char* name : {"range_64x1.json", "range_16x3.json"}) {
     INFO(name);
     const json j = json::parse(gopa::test::read_file(golden_path(name)));
-    RangeStatement st;
-    st.bits = j.at("bits").get<unsigned>();
-    for (const auto& c : j.at("commitments")) st.commitments.push_back(point_hex(c.get<std::string>()));
-    auto gens = GeneratorSet::get(j.at("generators").get<std::string>(),
-                                  range_generators(st.bits, st.commitments.size()));
+    const auto [st, gens] = range_statement(j);
     auto proof = RangeProof::decode(unhex(j.at("proof").get<std::string>()));
     REQUIRE(proof);
     Transcript t(kLabel);
@@ -179,11 +184,7 @@ TEST_CASE("proofs of format v1 are refused, also with their version byte rewritt
   for (const char* name : {"v1/range_64x1.json", "v1/range_16x3.json"}) {
     INFO(name);
     const json j = json::parse(gopa::test::read_file(golden_path(name)));
-    RangeStatement st;
-    st.bits = j.at("bits").get<unsigned>();
-    for (const auto& c : j.at("commitments")) st.commitments.push_back(point_hex(c.get<std::string>()));
-    auto gens = GeneratorSet::get(j.at("generators").get<std::string>(),
-                                  range_generators(st.bits, st.commitments.size()));
+    const auto [st, gens] = range_statement(j);
     const auto bytes = unhex(j.at("proof").get<std::string>());
     CHECK_FALSE(RangeProof::decode(bytes));
     auto proof = RangeProof::decode(relabel(bytes));
