@@ -21,7 +21,7 @@
 #include <functional>
 #include <vector>
 
-#include <optional>
+#include <memory>
 
 #include "gopa/group.hpp"
 #include "gopa/random.hpp"
@@ -83,13 +83,16 @@ inline thread_local const Deviation* active_deviation = nullptr;
 class NonceSource {
  public:
   explicit NonceSource(Rng& honest) : honest_(honest) {
-    if (const Deviation* d = deviation(); d != nullptr && d->reuse_nonces) fixed_.emplace(0x6e6f6e6365);
+    if (const Deviation* d = deviation(); d != nullptr && d->reuse_nonces) {
+      fixed_ = std::make_unique<DeterministicRng>(0x6e6f6e6365);
+    }
   }
   [[nodiscard]] Rng& get() noexcept { return fixed_ ? static_cast<Rng&>(*fixed_) : honest_; }
 
  private:
   Rng& honest_;
-  std::optional<DeterministicRng> fixed_;
+  // Heap-held: GCC 12 reports a false maybe-uninitialized on an optional of a polymorphic type.
+  std::unique_ptr<DeterministicRng> fixed_;
 };
 
 class ScopedDeviation {
