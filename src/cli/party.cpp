@@ -309,6 +309,10 @@ void add_party_commands(CLI::App& app, Context& ctx) {
   coord->get_option("--committee")->description("not in this version (hidden noise runs in `gopa run --noise hidden`)");
   coord->add_option("--round-timeout-ms", c->round_timeout_ms, "close a round after this long even if parties are missing (default 60000)")
       ->check(CLI::Range(100u, 86'400'000u));
+  coord->add_option("--min-round-ms", c->min_round_ms,
+                    "the least time a round stays open while a party that finished the previous round is missing "
+                    "(default min(5000, --round-timeout-ms)); parties refuse a round closed sooner")
+      ->check(CLI::Range(1u, 3'600'000u));
   coord->add_option("--seed", c->seed, "seed of the planner's sampled graphs (default 1)");
   coord->add_flag("--json", c->json_out, "machine-readable output");
   coord->callback([&ctx, c] { ctx.run = [c] { return guarded("coordinate", [&] { return run_coordinate(*c); }); }; });

@@ -73,6 +73,10 @@ void put_params(json& j, const gp::SessionParams& p) {
   j["sampler"] = gp::sampler_name(p.sampler);
   j["sampler_precision"] = p.sampler_precision;
   j["noise"] = gp::noise_mode_name(p.noise);
+  j["input_domain"] = gp::input_domain_name(p.input_domain);
+  j["randomness_restarts"] = p.randomness_restarts;
+  j["min_round_ms"] = p.min_round_ms;
+  j["round_timeout_ms"] = p.round_timeout_ms;
 }
 
 // Parses FILE.csv: one row per party, d comma-separated real numbers in [0, max]; '#' comments

@@ -49,6 +49,10 @@ void add_session_options(CLI::App* cmd, SessionArgs& a) {
   cmd->add_option_function<unsigned>(
       "--committee", [&a](const unsigned& c) { a.committee = c; a.committee_set = true; },
       "with --noise hidden: committee size c, 2..32 (default: the smallest with P(all c collude) ≤ δ/2)");
+  cmd->add_option("--randomness-restarts", a.randomness_restarts,
+                  "restarts of the joint randomness when a party withholds its reveal, 0..8 (default 3); colluders "
+                  "can pick among restarts + 1 graphs, which δ accounts for (docs/privacy.md)")
+      ->check(CLI::Range(0u, unsigned{gp::SessionParams::kMaxRandomnessRestarts}));
 }
 
 void check_session_options(const SessionArgs& a) {
@@ -105,7 +109,8 @@ std::string claim(const gp::Certificate& c) {
                   " replaced, L2 sensitivity M·√d = " + g3(c.sensitivity) + "), " + colluders(c) + "; δ = " +
                   g3(c.delta_accountant) + " accountant (worst of " + std::to_string(c.trials) + " sampled k=" +
                   std::to_string(c.k) + " graphs) + " + g3(c.graph_failure) +
-                  " P(honest subgraph disconnected, union bound)";
+                  " P(honest subgraph disconnected, union bound over " + std::to_string(c.randomness_candidates) +
+                  " draws colluders could pick from)";
   if (c.hidden) {
     s += " + " + g3(c.committee_captured) + " P(all " + std::to_string(c.committee) + " committee members collude)";
   }
@@ -160,6 +165,11 @@ PlannedSession plan_session(const SessionArgs& a) {
   if (!m) throw UsageError("--input-max: must be at least 2^-16 and below 65536");
   p.input_max = *m;
   p.round_timeout_ms = a.round_timeout_ms;
+  p.min_round_ms = a.min_round_ms != 0 ? a.min_round_ms : std::min<std::uint32_t>(5'000, a.round_timeout_ms);
+  if (p.min_round_ms > p.round_timeout_ms) {
+    throw UsageError("--min-round-ms: at most --round-timeout-ms (" + std::to_string(p.round_timeout_ms) + ")");
+  }
+  p.randomness_restarts = static_cast<std::uint8_t>(a.randomness_restarts);
   const auto kind = gp::sampler_from_name(a.sampler);
   if (!kind) throw UsageError("--sampler '" + a.sampler + "': must be one of box-muller, polar, inverse-cdf, clt");
   p.sampler = *kind;
@@ -173,22 +183,26 @@ PlannedSession plan_session(const SessionArgs& a) {
   const bool hidden = a.noise == "hidden";
   const bool by_hand = a.sigma_eta_set && a.sigma_delta_set;
   double committee_budget = 0.0;
+  // Colluders that withhold randomness reveals pick the graph and the committee among up to
+  // restarts + 1 independent draws: every failure probability is counted that many times.
+  const double candidates = 1.0 + a.randomness_restarts;
   if (hidden) {
     if (p.sampler != gp::SamplerKind::box_muller) throw UsageError("--noise hidden computes Box–Muller samples: drop --sampler");
     committee_budget = kCommitteeShare * a.delta;
     const std::uint32_t c_max = std::min<std::uint32_t>(32, a.parties);
     std::uint32_t fits = 0;  // smallest committee whose capture fits its share of δ
     for (std::uint32_t c = 2; c <= c_max && fits == 0; ++c) {
-      if (gp::committee_capture_probability(a.parties, colluding, c) <= committee_budget) fits = c;
+      if (candidates * gp::committee_capture_probability(a.parties, colluding, c) <= committee_budget) fits = c;
     }
     std::uint32_t c = a.committee;
     if (c != 0) {
       if (c < 2 || c > 32 || c > a.parties) {
         throw UsageError("--committee: must be in 2..32 and at most --parties (got " + std::to_string(c) + ")");
       }
-      const double captured = gp::committee_capture_probability(a.parties, colluding, c);
+      const double captured = candidates * gp::committee_capture_probability(a.parties, colluding, c);
       if (!by_hand && captured > committee_budget) {
         throw UsageError("--committee " + std::to_string(c) + ": P(all members collude) = " + g3(captured) +
+                         " (over " + std::to_string(a.randomness_restarts + 1) + " possible draws)" +
                          " at honest fraction " + g3(a.honest_fraction) + " exceeds its share of δ (" +
                          g3(committee_budget) + " = δ/2); " +
                          (fits ? "use --committee " + std::to_string(fits) + " or more" : std::string("no committee of at most 32 fits")) +
@@ -228,13 +242,14 @@ PlannedSession plan_session(const SessionArgs& a) {
   req.dim = a.dim;
   req.trials = 100;
   req.seed = a.seed;
-  const std::uint32_t k_graph = smallest_connected_k(a.parties, colluding, graph_budget);
+  const std::uint32_t k_graph = smallest_connected_k(a.parties, colluding, graph_budget / candidates);
   if (a.neighbors != 0) {
     if (a.neighbors >= a.parties) throw UsageError("--neighbors: must be in [1, parties - 1]");
-    const double bound = gp::disconnect_probability_bound(a.parties, colluding, a.neighbors);
+    const double bound = candidates * gp::disconnect_probability_bound(a.parties, colluding, a.neighbors);
     if (bound > graph_budget) {
       throw UsageError("--neighbors " + std::to_string(a.neighbors) + ": P(honest subgraph disconnected) <= " + g3(bound) +
-                       " (union bound, honest fraction " + g3(a.honest_fraction) + ") exceeds its share of δ (" +
+                       " (union bound over " + std::to_string(a.randomness_restarts + 1) +
+                       " possible graphs, honest fraction " + g3(a.honest_fraction) + ") exceeds its share of δ (" +
                        g3(graph_budget) + " = δ/10); " +
                        (k_graph ? "k >= " + std::to_string(k_graph) + " fits" : std::string("no k fits")));
     }
@@ -347,6 +362,7 @@ nlohmann::json certificate_json(const gp::Certificate& c) {
           {"delta_accountant", c.delta_accountant},
           {"graph_failure", c.graph_failure},
           {"committee_captured", c.committee_captured},
+          {"randomness_candidates", c.randomness_candidates},
           {"committee", c.committee},
           {"neighbouring_relation", gp::kNeighbouring},
           {"sensitivity", c.sensitivity},

@@ -49,6 +49,8 @@ struct SessionArgs {
   std::string noise = "private";  // private | hidden
   unsigned committee = 0;  // 0: the smallest committee whose capture fits δ (plan_session)
   std::uint32_t round_timeout_ms = 60'000;
+  std::uint32_t min_round_ms = 0;  // 0: min(5000, round_timeout_ms)
+  unsigned randomness_restarts = 3;
   std::uint64_t seed = 1;
   // Which of these were given on the command line (conflicting or partial options are refused).
   bool parties_set = false, epsilon_set = false, sigma_eta_set = false, sigma_delta_set = false, committee_set = false;

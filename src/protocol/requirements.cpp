@@ -81,12 +81,18 @@ Certificate certify_session(const SessionParams& p, double honest_fraction, doub
     c.why = "an honest fraction of " + num(honest_fraction) + " leaves no honest party among " + std::to_string(p.parties);
     return c;
   }
-  c.graph_failure = disconnect_probability_bound(p.parties, c.malicious, p.neighbors);
-  c.committee_captured = c.hidden ? committee_capture_probability(p.parties, c.malicious, c.committee) : 0.0;
+  // Withheld randomness reveals restart the draw at most randomness_restarts times, so colluders
+  // pick the graph and the committee among that many + 1 independent draws (docs/privacy.md §9):
+  // a union bound over the candidates.
+  c.randomness_candidates = 1u + p.randomness_restarts;
+  c.graph_failure = std::min(1.0, c.randomness_candidates * disconnect_probability_bound(p.parties, c.malicious, p.neighbors));
+  c.committee_captured =
+      c.hidden ? std::min(1.0, c.randomness_candidates * committee_capture_probability(p.parties, c.malicious, c.committee))
+               : 0.0;
   c.delta_accountant = delta - c.graph_failure - c.committee_captured;
   if (!(c.delta_accountant > 0.0)) {
     c.why = "P(honest subgraph disconnected) <= " + num(c.graph_failure) + " (union bound at k = " +
-            std::to_string(p.neighbors) + ")" +
+            std::to_string(p.neighbors) + " over " + std::to_string(c.randomness_candidates) + " possible graphs)" +
             (c.hidden ? " plus P(all " + std::to_string(c.committee) + " committee members collude) = " +
                             num(c.committee_captured)
                       : std::string()) +

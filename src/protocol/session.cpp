@@ -13,7 +13,7 @@ namespace gopa::protocol {
 
 namespace {
 
-constexpr std::size_t kEncodedSize = 1 + 4 + 4 + 1 + 1 + 8 + 1 + 4 + 8 + 8 + 1 + 1 + 1 + 1 + 2 + 4 + 16;  // 66
+constexpr std::size_t kEncodedSize = 1 + 4 + 4 + 1 + 1 + 8 + 1 + 4 + 8 + 8 + 1 + 1 + 1 + 1 + 2 + 4 + 1 + 4 + 1 + 16;  // 72
 static_assert(kEncodedSize == SessionParams::kEncodedBytes);
 constexpr std::string_view kSessionIdDomain = "gopa/session/v1";
 
@@ -132,6 +132,15 @@ std::optional<std::string> SessionParams::validate() const {
   // The sampler circuit scales by σ on a 2^-16 grid and bounds σ (gopa/circuits/samplers.hpp).
   if (sigma_eta < 0x1p-16 || sigma_eta > 1e5) return "sigma_eta: must be in [2^-16, 10^5]";
   if (round_timeout_ms == 0) return "round_timeout_ms: must be positive";
+  if (min_round_ms == 0 || min_round_ms > round_timeout_ms) {
+    return "min_round_ms: must be in 1..round_timeout_ms (got " + std::to_string(min_round_ms) + ", timeout " +
+           std::to_string(round_timeout_ms) + ")";
+  }
+  if (randomness_restarts > kMaxRandomnessRestarts) {
+    return "randomness_restarts: at most " + std::to_string(kMaxRandomnessRestarts) + " (got " +
+           std::to_string(randomness_restarts) + ")";
+  }
+  if (input_domain != InputDomain::box) return "input_domain: only the box [0, M] is supported in this version";
   if (noise == NoiseMode::private_samples) {
     if (committee != 0 || paillier_bits != 0) return "committee: only hidden noise has a committee (set 0 and paillier_bits 0)";
   } else if (noise == NoiseMode::hidden) {
@@ -172,6 +181,9 @@ std::vector<std::uint8_t> SessionParams::encode() const {
   out.push_back(static_cast<std::uint8_t>(paillier_bits >> 8));
   out.push_back(static_cast<std::uint8_t>(paillier_bits));
   put_u32(out, round_timeout_ms);
+  out.push_back(static_cast<std::uint8_t>(input_domain));
+  put_u32(out, min_round_ms);
+  out.push_back(randomness_restarts);
   out.insert(out.end(), nonce.begin(), nonce.end());
   GOPA_CHECK(out.size() == kEncodedSize, "session encoding size");
   return out;
@@ -210,6 +222,11 @@ std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t>
   p.paillier_bits = static_cast<std::uint16_t>(r.u8() << 8);
   p.paillier_bits = static_cast<std::uint16_t>(p.paillier_bits | r.u8());
   p.round_timeout_ms = r.u32();
+  const std::uint8_t domain = r.u8();
+  if (domain < 1 || domain > 2) return fail("session parameters: unknown input domain " + std::to_string(domain));
+  p.input_domain = static_cast<InputDomain>(domain);
+  p.min_round_ms = r.u32();
+  p.randomness_restarts = r.u8();
   r.bytes(p.nonce);
   if (auto bad = p.validate()) return fail("session parameters: " + *bad);
   // Canonical: −0.0 and NaN payloads are excluded by validate(); re-encoding must reproduce.
@@ -217,6 +234,14 @@ std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t>
     return fail("session parameters: non-canonical encoding");
   }
   return p;
+}
+
+const char* input_domain_name(InputDomain d) noexcept {
+  switch (d) {
+    case InputDomain::box: return "box";
+    case InputDomain::l2_ball: return "l2-ball";
+  }
+  return "unknown";
 }
 
 const char* noise_mode_name(NoiseMode m) noexcept {

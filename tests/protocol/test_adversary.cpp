@@ -41,6 +41,7 @@ Setup make_setup(std::uint32_t n, std::uint64_t seed) {
   s.p.sampler = SamplerKind::clt;
   s.p.sampler_precision = 8;
   s.p.round_timeout_ms = 4'000;
+  s.p.min_round_ms = 1'000;
   for (std::size_t i = 0; i < 8; ++i) s.p.nonce[i] = static_cast<std::uint8_t>(seed >> (8 * i));
   s.keys.resize(n);
   DeterministicRng rng(seed * 7919 + 1);

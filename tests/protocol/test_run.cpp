@@ -340,6 +340,7 @@ TEST_CASE("A party refuses an input outside the session's domain [0, M] before i
   p.input_max = std::uint64_t{1} << 16;
   p.neighbors = 1;
   p.round_timeout_ms = 3'000;
+  p.min_round_ms = 1'000;
   const ThreeParties t = run_three(p, 1, [](std::uint32_t u, PartyOptions& po) {
     po.input = {u == 2 ? 60000.0 : 0.5};
     po.requirement = {1e5, 1e-5, 1.0};  // σ_η = 0.01 certifies ε ≈ 10^3 here
@@ -361,6 +362,7 @@ TEST_CASE("A party refuses parameters that do not meet its privacy requirement b
   p.sigma_eta = 0.1;
   p.sigma_delta = 20.0;
   p.round_timeout_ms = 3'000;
+  p.min_round_ms = 1'000;
   const ThreeParties t = run_three(p, 11, [](std::uint32_t u, PartyOptions& po) {
     po.input = {0.5};
     po.requirement = u == 2 ? PrivacyRequirement{1.0, 1e-5, 1.0} : PrivacyRequirement{1e3, 1e-5, 1.0};

@@ -92,7 +92,7 @@ TEST_CASE("Session parameters with hidden noise round-trip and get their own id"
   h.paillier_bits = 2048;
   const auto enc = h.encode();
   REQUIRE(enc.size() == SessionParams::kEncodedBytes);
-  // Noise mode, committee and paillier_bits follow the 8-byte input_max (session version 3).
+  // Noise mode, committee and paillier_bits follow the 8-byte input_max (since session version 3).
   CHECK(enc[42] == 2);
   CHECK(enc[43] == 5);
   CHECK(enc[44] == 0x08);
@@ -113,8 +113,8 @@ TEST_CASE("The input domain's M is part of the session: encoded, validated, refu
   SessionParams p = params();
   p.input_max = 12345;
   const auto enc = p.encode();
-  // Version 3; M as a big-endian u64 right after input_bits (bytes 11..18).
-  CHECK(enc[0] == 3);
+  // Version 4; M as a big-endian u64 right after input_bits (bytes 11..18).
+  CHECK(enc[0] == 4);
   CHECK(enc[17] == 0x30);
   CHECK(enc[18] == 0x39);
   auto back = SessionParams::decode(enc);
@@ -279,4 +279,48 @@ TEST_CASE("Sessions fit the board's entry limit: roster size and dimension are b
   why = p.validate();
   REQUIRE(why.has_value());
   CHECK(why->find("dim") == 0);
+}
+
+TEST_CASE("Version 4 parameters: the input domain's kind, the minimum round time and the randomness restarts",
+          "[protocol][session]") {
+  SessionParams p = params();
+  p.round_timeout_ms = 0x01020304;
+  p.min_round_ms = 0x00a0b0c0;
+  p.randomness_restarts = 5;
+  const auto enc = p.encode();
+  REQUIRE(enc.size() == 72);
+  CHECK(enc[0] == 4);
+  // Offsets 50 (domain), 51..54 (minimum round time, BE), 55 (restarts), then the 16-byte nonce.
+  CHECK(enc[49] == 0x04);
+  CHECK(enc[50] == 1);
+  CHECK(enc[51] == 0x00);
+  CHECK(enc[52] == 0xa0);
+  CHECK(enc[54] == 0xc0);
+  CHECK(enc[55] == 5);
+  auto back = SessionParams::decode(enc);
+  REQUIRE(back.has_value());
+  CHECK(*back == p);
+  SessionParams q = p;
+  q.randomness_restarts = 4;
+  CHECK(q.session_id() != p.session_id());  // the restarts are bound into the session id
+  std::string why;
+  auto bad = enc;
+  bad[50] = 3;
+  CHECK_FALSE(SessionParams::decode(bad, &why).has_value());
+  CHECK(why.find("input domain") != std::string::npos);
+  bad = enc;
+  bad[55] = SessionParams::kMaxRandomnessRestarts + 1;
+  CHECK_FALSE(SessionParams::decode(bad, &why).has_value());
+  CHECK(why.find("randomness_restarts") != std::string::npos);
+  q = p;
+  q.min_round_ms = p.round_timeout_ms + 1;
+  REQUIRE(q.validate().has_value());
+  CHECK(q.validate()->find("min_round_ms") != std::string::npos);
+  q.min_round_ms = 0;
+  CHECK(q.validate().has_value());
+  // Version 3 (66 bytes) is refused.
+  std::vector<std::uint8_t> v3(enc.begin(), enc.begin() + 50);
+  v3.insert(v3.end(), enc.begin() + 56, enc.end());
+  v3[0] = 3;
+  CHECK_FALSE(SessionParams::decode(v3, &why).has_value());
 }

@@ -59,7 +59,8 @@ struct Certificate {
   double sensitivity = 0.0;             // M·√d: L2, whole vector, replace-one
   // δ and its parts.
   double delta = 0.0;                   // total δ stated
-  double graph_failure = 0.0;           // union bound on P(G^H disconnected)
+  std::uint32_t randomness_candidates = 1;  // draws of graph and committee colluders can pick from
+  double graph_failure = 0.0;           // union bound on P(G^H disconnected), over the candidates
   double committee_captured = 0.0;      // P(every committee member colludes)
   double delta_accountant = 0.0;        // δ − graph_failure − committee_captured
   // The accountant over sampled graphs.

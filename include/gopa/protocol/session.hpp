@@ -40,9 +40,20 @@ enum class NoiseMode : std::uint8_t {
 };
 [[nodiscard]] const char* noise_mode_name(NoiseMode m) noexcept;
 
+// The set every input vector is proven to lie in (docs/protocol.md § Input-domain proof).
+enum class InputDomain : std::uint8_t {
+  box = 1,      // every coordinate in [0, M]
+  l2_ball = 2,  // ‖x‖₂ ≤ M (fixed point; coordinates signed)
+};
+[[nodiscard]] const char* input_domain_name(InputDomain d) noexcept;
+
 struct SessionParams {
-  static constexpr std::uint8_t kVersion = 3;  // 3: the input domain's upper end M
-  static constexpr std::size_t kEncodedBytes = 66;
+  // 3: the input domain's upper end M; 4: the domain's kind, the minimum round time and the
+  // randomness restarts.
+  static constexpr std::uint8_t kVersion = 4;
+  static constexpr std::size_t kEncodedBytes = 72;
+  // At most this many restarts of the joint randomness (docs/protocol.md § Joint randomness).
+  static constexpr std::uint8_t kMaxRandomnessRestarts = 8;
   // The roster travels in chunks of 1,000 keys (messages.hpp), so n is bounded by the cost of a
   // session rather than by the size of a board entry; the result's bitmap takes ⌈n/8⌉ bytes.
   static constexpr std::uint32_t kMaxParties = 100'000;
@@ -69,6 +80,14 @@ struct SessionParams {
   std::uint8_t committee = 0;
   std::uint16_t paillier_bits = 0;
   std::uint32_t round_timeout_ms = 60'000;
+  InputDomain input_domain = InputDomain::box;
+  // Parties refuse a round closed sooner than this after the previous close while some party
+  // that finished the previous round is missing from it (1 ≤ min_round_ms ≤ round_timeout_ms).
+  std::uint32_t min_round_ms = 5'000;
+  // The joint randomness restarts when a party withholds its reveal, at most this many times
+  // (then the session ends without a result); every restart multiplies the probability of a bad
+  // graph or committee the adversary can pick by at most one more candidate (docs/privacy.md).
+  std::uint8_t randomness_restarts = 3;
   std::array<std::uint8_t, 16> nonce{};  // makes two sessions with equal parameters distinct
 
   [[nodiscard]] static SessionParams defaults(std::uint32_t parties, std::uint32_t dim);
