@@ -184,6 +184,7 @@ int run_coordinate(const CoordinateArgs& args) {
     j["privacy_claim"] = certificate_json(planned.certificate);
     j["estimate"] = rep.estimate;
     j["counted"] = rep.counted.size();
+    if (!rep.withheld.empty()) j["withheld"] = rep.withheld;
     j["excluded"] = json::object();
     for (const auto& [u, why] : rep.excluded) j["excluded"][std::to_string(u)] = why;
     j["named"] = json::object();  // misbehaved without being excluded for it
@@ -195,10 +196,11 @@ int run_coordinate(const CoordinateArgs& args) {
     std::printf("session %s\nprivacy: %s\n", to_hex(rep.session_id).substr(0, 16).c_str(), privacy.c_str());
     for (std::size_t j = 0; j < rep.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, rep.estimate[j]);
     if (rep.estimate.size() > 8) std::printf("… %zu more coordinates (--json lists all)\n", rep.estimate.size() - 8);
+    if (!rep.withheld.empty()) std::printf("no result: %s\n", rep.withheld.c_str());
     std::printf("counted %zu/%u parties\n", rep.counted.size(), a.parties);
     for (const auto& [u, why] : rep.excluded) std::printf("  party %u excluded: %s\n", u, why.c_str());
   }
-  return anyone_misbehaved(rep.excluded) ? kExitMisbehaved : kExitOk;
+  return anyone_misbehaved(rep.excluded) || !rep.withheld.empty() ? kExitMisbehaved : kExitOk;
 }
 
 struct PartyArgs {
@@ -259,6 +261,8 @@ int run_party_cmd(const PartyArgs& a) {
     j["counted"] = out.counted.size();
     j["counted_me"] = out.counted_me;
     if (!out.coordinator_problem.empty()) j["coordinator_problem"] = out.coordinator_problem;
+    if (!out.withheld.empty()) j["withheld"] = out.withheld;
+    if (!out.stopped.empty()) j["stopped"] = out.stopped;
     if (accepted) {
       j["privacy"] = privacy_sentence(*accepted);
       j["privacy_claim"] = certificate_json(*accepted);
@@ -268,7 +272,13 @@ int run_party_cmd(const PartyArgs& a) {
     if (accepted) std::printf("privacy: %s\n", privacy_sentence(*accepted).c_str());
     for (std::size_t j = 0; j < out.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, out.estimate[j]);
     if (out.estimate.size() > 8) std::printf("… %zu more coordinates (--json lists all)\n", out.estimate.size() - 8);
-    std::printf("counted %zu parties%s\n", out.counted.size(), out.counted_me ? " (this party included)" : " (this party excluded)");
+    if (!out.stopped.empty()) {
+      std::printf("stopped: %s\n", out.stopped.c_str());
+    } else if (!out.withheld.empty()) {
+      std::printf("no result: %s\n", out.withheld.c_str());
+    } else {
+      std::printf("counted %zu parties%s\n", out.counted.size(), out.counted_me ? " (this party included)" : " (this party excluded)");
+    }
   }
   if (!out.coordinator_problem.empty()) {
     std::fprintf(stderr, "gopa party: %s\n", out.coordinator_problem.c_str());

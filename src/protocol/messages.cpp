@@ -253,13 +253,15 @@ std::optional<SetupMessage> SetupMessage::assemble(const SetupHead& head, std::s
 
 // ---------------------------------------------------------------- randomness
 
-Key32 randomness_commitment(const Bytes32& session_id, std::uint32_t index, const Key32& share) {
-  static constexpr std::string_view kDomain = "gopa/randomness/v1";
+Key32 randomness_commitment(const Bytes32& session_id, std::uint32_t attempt, std::uint32_t index, const Key32& share) {
+  static constexpr std::string_view kDomain = "gopa/randomness/v2";
   crypto_hash_sha256_state st;
   crypto_hash_sha256_init(&st);
   crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
   crypto_hash_sha256_update(&st, session_id.data(), session_id.size());
   std::uint8_t le[4];
+  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(attempt >> (8 * i));
+  crypto_hash_sha256_update(&st, le, sizeof le);
   for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(index >> (8 * i));
   crypto_hash_sha256_update(&st, le, sizeof le);
   crypto_hash_sha256_update(&st, share.data(), share.size());

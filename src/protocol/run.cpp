@@ -38,32 +38,44 @@ using bulletin::SigningKey;
 using bulletin::make_error;
 
 constexpr std::string_view kPartyTranscript = "gopa/party v1";
+constexpr std::string_view kNoMaskedReason = "no masked value published";
 // Round numbers of the entries (docs/protocol.md); complaints have rounds of their own so that
 // the coordinator can close them separately.
 constexpr std::uint32_t kRoundSetup = 1, kRoundSeedCommit = 2, kRoundSeedReveal = 3, kRoundEdgeSeed = 4,
                         kRoundBoxComplaint = 5, kRoundCommit = 6, kRoundCancelComplaint = 7, kRoundMasked = 8,
                         kRoundRecovery = 9, kRoundResult = 10, kRoundCommittee = 11;
-// Recovery in waves (docs/protocol.md § Recovery): wave 0 is round 9; wave i ≥ 1 is round 11 + i
-// (12, 13, …). A counted party that did not reveal a seed it owed in a closed wave is excluded,
-// and its counted neighbours reveal theirs with it in the next wave.
-constexpr std::uint32_t kRoundRecoveryWave1 = 12, kMaxRecoveryWaves = 32;
-constexpr std::uint32_t recovery_round(std::uint32_t wave) {
-  return wave == 0 ? kRoundRecovery : kRoundRecoveryWave1 + wave - 1;
+// Joint randomness (docs/protocol.md § Joint randomness): attempt 0 commits in round 2 and reveals
+// in round 3; when a party that committed does not reveal, the attempt restarts with the parties
+// that did, at most randomness_restarts times: attempt a ≥ 1 commits in round 12 + 2(a − 1) and
+// reveals in the round after.
+constexpr std::uint32_t kRoundRestart1 = 12;
+constexpr std::uint32_t commit_round_of(std::uint32_t attempt) {
+  return attempt == 0 ? kRoundSeedCommit : kRoundRestart1 + 2 * (attempt - 1);
 }
-constexpr bool is_recovery_round(std::uint32_t r) {
-  return r == kRoundRecovery || (r >= kRoundRecoveryWave1 && r < kRoundRecoveryWave1 + kMaxRecoveryWaves - 1);
+constexpr std::uint32_t reveal_round_of(std::uint32_t attempt) { return commit_round_of(attempt) + 1; }
+constexpr bool is_restart_round(std::uint32_t r) {
+  return r >= kRoundRestart1 && r < kRoundRestart1 + 2u * SessionParams::kMaxRandomnessRestarts;
 }
-// The rounds the coordinator closes, in the only order readers accept.
-std::vector<std::uint32_t> close_order(const SessionParams& p) {
-  std::vector<std::uint32_t> out{kRoundSeedCommit, kRoundSeedReveal};
+// The attempt a round of the randomness belongs to (rounds 2, 3 and the restart rounds).
+constexpr std::uint32_t attempt_of_round(std::uint32_t r) {
+  return r <= kRoundSeedReveal ? 0 : (r - kRoundRestart1) / 2 + 1;
+}
+constexpr bool is_commit_round(std::uint32_t r) {
+  return r == kRoundSeedCommit || (is_restart_round(r) && (r - kRoundRestart1) % 2 == 0);
+}
+constexpr bool is_reveal_round(std::uint32_t r) {
+  return r == kRoundSeedReveal || (is_restart_round(r) && (r - kRoundRestart1) % 2 == 1);
+}
+// The rounds after the randomness, in the order the coordinator closes them.
+std::vector<std::uint32_t> rounds_after_randomness(const SessionParams& p) {
+  std::vector<std::uint32_t> out;
   if (p.noise == NoiseMode::hidden) out.push_back(kRoundCommittee);
   for (std::uint32_t r = kRoundEdgeSeed; r <= kRoundRecovery; ++r) out.push_back(r);
-  for (std::uint32_t w = 1; w < kMaxRecoveryWaves; ++w) out.push_back(recovery_round(w));
   return out;
 }
 // Rounds a party marks finished (and the coordinator closes).
 constexpr bool is_party_round(std::uint32_t r) {
-  return (r >= kRoundSeedCommit && r <= kRoundRecovery) || r == kRoundCommittee || is_recovery_round(r);
+  return (r >= kRoundSeedCommit && r <= kRoundRecovery) || r == kRoundCommittee || is_restart_round(r);
 }
 
 Key32 derive_key(std::uint64_t seed, std::string_view label, std::uint32_t index) {
@@ -103,13 +115,18 @@ std::vector<Point> input_domain_statement(const SessionParams& p, std::span<cons
   return out;
 }
 
-// Joint public randomness: SHA-256 over the revealed shares in party order.
-Key32 joint_randomness(const Bytes32& sid, const std::map<std::uint32_t, Key32>& shares) {
-  static constexpr std::string_view kDomain = "gopa/joint-randomness/v1";
+// Joint public randomness: SHA-256 over the attempt and its revealed shares in party order.
+Key32 joint_randomness(const Bytes32& sid, std::uint32_t attempt, const std::map<std::uint32_t, Key32>& shares) {
+  static constexpr std::string_view kDomain = "gopa/joint-randomness/v2";
   crypto_hash_sha256_state st;
   crypto_hash_sha256_init(&st);
   crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
   crypto_hash_sha256_update(&st, sid.data(), sid.size());
+  {
+    std::uint8_t le[4];
+    for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(attempt >> (8 * i));
+    crypto_hash_sha256_update(&st, le, sizeof le);
+  }
   for (const auto& [u, s] : shares) {
     std::uint8_t le[4];
     for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(u >> (8 * i));
@@ -175,8 +192,23 @@ struct View {
   Bytes32 sid{};
   PublicKey coordinator{};
   std::map<PublicKey, std::uint32_t> index_of;
-  std::map<std::uint32_t, SeedCommitMessage> seed_commits;
-  std::map<std::uint32_t, SeedRevealMessage> reveals;
+  std::map<std::uint32_t, SeedCommitMessage> seed_commits;  // round 2: randomness and noise seeds
+  // The joint randomness, attempt by attempt (attempt 0: rounds 2–3; restarts: 12, 13, …).
+  struct Attempt {
+    std::set<std::uint32_t> live;            // the parties that may commit in it
+    std::map<std::uint32_t, Key32> commits;  // their randomness commitments
+    std::map<std::uint32_t, Key32> reveals;  // shares revealed (the first per party)
+  };
+  std::vector<Attempt> attempts;
+  std::optional<std::uint32_t> final_attempt;            // the attempt whose shares make y
+  std::string randomness_failed;                         // every allowed attempt lost a reveal
+  std::map<std::uint32_t, std::string> randomness_out;   // excluded by the randomness rounds
+  // Parties with a well-formed masked value anywhere in the log before the recovery round closed
+  // (what the recovery must respect), and anywhere at all (what the board gives away).
+  std::set<std::uint32_t> any_masked, masked_anywhere;
+  // Every edge-seed reveal anywhere in the log (late and misplaced ones too): what the board
+  // makes public, for the exposure check of the audit.
+  std::vector<ComplaintMessage> public_reveals;
   std::map<std::pair<std::uint32_t, std::uint32_t>, EdgeSeedMessage> edge_seeds;
   struct Complaint {
     std::uint32_t sender = 0;
@@ -196,7 +228,9 @@ struct View {
   std::size_t noise_seeds = 0;                     // seed commitments per party
   std::map<std::uint32_t, std::set<std::uint32_t>> done;  // round → parties that marked it finished
   std::set<std::uint32_t> closed;                  // rounds the coordinator closed
-  std::vector<std::uint32_t> close_order;          // close_order(params), once the setup is read
+  // The rounds the coordinator closes, in the only order readers accept: 2, 3, a restart's two
+  // rounds after each attempt that lost a reveal, then (11,) 4, …, 9.
+  std::vector<std::uint32_t> close_order;
   std::size_t closes = 0;                          // closes accepted so far (index into close_order)
   std::vector<std::string> coordinator_problems;   // the coordinator's entries readers refused
   std::size_t late = 0;                            // entries of closed rounds (ignored)
@@ -207,6 +241,51 @@ struct View {
   std::vector<std::string> log_problems;
   std::size_t entries = 0, bytes = 0;
 };
+
+// Once the reveal round of attempt a is closed: a party that committed in it and has no valid
+// reveal is excluded and the randomness restarts with the parties that revealed (at most
+// randomness_restarts times); a party that may commit and does not is excluded as missing. A
+// complete attempt fixes the joint randomness, and the rounds after it follow.
+void settle_attempt(View& v, std::uint32_t a) {
+  const SessionParams& p = v.setup->params;
+  View::Attempt& at = v.attempts[a];
+  const std::string round = std::to_string(reveal_round_of(a));
+  std::set<std::uint32_t> revealed;
+  std::vector<std::uint32_t> withheld;
+  for (std::uint32_t u : at.live) {
+    auto c = at.commits.find(u);
+    if (c == at.commits.end()) {
+      v.randomness_out.emplace(u, "no randomness commitment before round " + std::to_string(commit_round_of(a)) +
+                                      " closed (dropped out or late)");
+      continue;
+    }
+    auto s = at.reveals.find(u);
+    if (s == at.reveals.end()) {
+      withheld.push_back(u);
+      v.randomness_out.emplace(u, "no randomness reveal before round " + round + " closed (withheld or late)");
+    } else if (randomness_commitment(v.sid, a, u, s->second) != c->second) {
+      withheld.push_back(u);
+      v.randomness_out.emplace(u, "randomness reveal does not open its commitment (round " + round + ")");
+    } else {
+      revealed.insert(u);
+    }
+  }
+  if (withheld.empty()) {
+    v.final_attempt = a;
+    const auto rest = rounds_after_randomness(p);
+    v.close_order.insert(v.close_order.end(), rest.begin(), rest.end());
+  } else if (a < p.randomness_restarts) {
+    View::Attempt next;
+    next.live = std::move(revealed);
+    v.attempts.push_back(std::move(next));
+    v.close_order.push_back(commit_round_of(a + 1));
+    v.close_order.push_back(reveal_round_of(a + 1));
+  } else {
+    v.randomness_failed = "the joint randomness lost a reveal in each of its " + std::to_string(a + 1) +
+                          " allowed attempts (the last withheld by party " + std::to_string(withheld.front()) +
+                          "): no result";
+  }
+}
 
 bulletin::Result<View> read_view(bulletin::Board& board) {
   View v;
@@ -263,7 +342,9 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         if (v.setup) {
           for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.index_of[v.setup->roster[u].sign_key] = u;
           v.noise_seeds = noise_seed_count(v.setup->params);
-          v.close_order = close_order(v.setup->params);
+          v.close_order = {commit_round_of(0), reveal_round_of(0)};
+          v.attempts.emplace_back();
+          for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.attempts[0].live.insert(u);
         }
         continue;
       }
@@ -284,6 +365,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           } else if (v.closes < order.size() && order[v.closes] == mk->round) {
             v.closed.insert(mk->round);
             ++v.closes;
+            if (is_reveal_round(mk->round)) settle_attempt(v, attempt_of_round(mk->round));
           } else {
             v.coordinator_problems.push_back("close of round " + std::to_string(mk->round) + " out of order (next: " +
                                              (v.closes < order.size() ? std::to_string(order[v.closes]) : std::string("none")) + ")");
@@ -299,17 +381,32 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
         continue;
       }
       const std::uint32_t u = it->second;
+      // Whatever its round, a (well-formed) masked value on the board is public: seeds are never
+      // revealed towards a party that posted one late (docs/protocol.md § Recovery).
+      if (en.type == MessageType::masked_value && MaskedMessage::decode(en.payload, p.dim)) {
+        v.masked_anywhere.insert(u);
+        if (!v.closed.count(kRoundRecovery)) v.any_masked.insert(u);
+      }
+      if (en.type == MessageType::complaint) {
+        if (auto m = ComplaintMessage::decode(en.payload); m && m->kind == ComplaintKind::seed_reveal) v.public_reveals.push_back(*m);
+      }
       if (v.closed.count(en.round)) {
         ++v.late;
         continue;
       }
       std::string why;
       const std::uint32_t r = en.round;
-      // Malformed: excluded for, in the rounds before recovery; named only in a recovery round.
+      // Malformed: excluded for in rounds 2–8 and 11; named only elsewhere.
       auto bad = [&](const char* what) {
         const std::string text = std::string(what) + ": " + why;
-        if (is_recovery_round(r)) v.misplaced.emplace(u, "malformed message in recovery round " + std::to_string(r) + ": " + text);
-        else v.malformed.emplace(u, text);
+        // Only rounds 2–8 (and the committee's) decide exclusions. A restart round may be open
+        // long after the session ended (when no restart happened), and a marker decides nothing:
+        // what is malformed there names its sender only.
+        if (r == kRoundRecovery || is_restart_round(r) || en.type == MessageType::round_cosignature) {
+          v.misplaced.emplace(u, "malformed message in round " + std::to_string(r) + ": " + text);
+        } else {
+          v.malformed.emplace(u, text);
+        }
       };
       // Each type is read only in its own round; anything else is ignored and its sender named.
       auto in_round = [&](bool ok, const char* what) {
@@ -326,16 +423,28 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
       // A party's first message of each kind counts; later ones are ignored (the board already
       // refuses a different message under the same sequence number as equivocation).
       switch (en.type) {
-        case MessageType::noise_seed_commit:
-          if (!in_round(r == kRoundSeedCommit, "seed commitment")) break;
-          if (auto m = SeedCommitMessage::decode(en.payload, v.noise_seeds, &why)) v.seed_commits.emplace(u, std::move(*m));
-          else bad("seed commitment");
+        case MessageType::noise_seed_commit: {
+          if (!in_round(is_commit_round(r), "seed commitment")) break;
+          // A restart's round is open only once the attempt before it lost a reveal, and only to
+          // the parties that revealed in it.
+          const std::uint32_t a = attempt_of_round(r);
+          if (!in_round(a < v.attempts.size() && v.attempts[a].live.count(u) > 0, "randomness commitment")) break;
+          if (auto m = SeedCommitMessage::decode(en.payload, a == 0 ? v.noise_seeds : 0, &why)) {
+            v.attempts[a].commits.emplace(u, m->randomness_commitment);
+            if (a == 0) v.seed_commits.emplace(u, std::move(*m));
+          } else {
+            bad("seed commitment");
+          }
           break;
-        case MessageType::noise_seed_reveal:
-          if (!in_round(r == kRoundSeedReveal, "randomness reveal")) break;
-          if (auto m = SeedRevealMessage::decode(en.payload, &why)) v.reveals.emplace(u, *m);
+        }
+        case MessageType::noise_seed_reveal: {
+          if (!in_round(is_reveal_round(r), "randomness reveal")) break;
+          const std::uint32_t a = attempt_of_round(r);
+          if (!in_round(a < v.attempts.size() && v.attempts[a].live.count(u) > 0, "randomness reveal")) break;
+          if (auto m = SeedRevealMessage::decode(en.payload, &why)) v.attempts[a].reveals.emplace(u, m->share);
           else bad("randomness reveal");
           break;
+        }
         case MessageType::edge_seed:
           if (!in_round(r == kRoundEdgeSeed, "edge seed")) break;
           if (auto m = EdgeSeedMessage::decode(en.payload, &why); m && m->lo == u && m->hi < p.parties) {
@@ -345,7 +454,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           }
           break;
         case MessageType::complaint:
-          if (!in_round(r == kRoundBoxComplaint || r == kRoundCancelComplaint || is_recovery_round(r), "complaint")) break;
+          if (!in_round(r == kRoundBoxComplaint || r == kRoundCancelComplaint || r == kRoundRecovery, "complaint")) break;
           if (auto m = ComplaintMessage::decode(en.payload, &why); m && (m->lo == u || m->hi == u) && m->hi < p.parties) {
             const bool right = m->kind == ComplaintKind::bad_box ? r == kRoundBoxComplaint : r != kRoundBoxComplaint;
             if (!in_round(right, m->kind == ComplaintKind::bad_box ? "bad-box complaint" : "seed reveal")) break;
@@ -379,7 +488,7 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           }
           break;
         case MessageType::noise_share:
-          if (!in_round(is_recovery_round(r), "noise shares")) break;
+          if (!in_round(r == kRoundRecovery, "noise shares")) break;
           if (auto m = NoiseShareMessage::decode(en.payload, p.dim, &why)) v.noise_shares.emplace(u, std::move(*m));
           else bad("noise shares");
           break;
@@ -545,13 +654,20 @@ class Party {
   SeedCommitMessage seed_commit(const Bytes32& sid, const SessionParams& p) {
     rng_.fill(share_);
     SeedCommitMessage m;
-    m.randomness_commitment = randomness_commitment(sid, index_, share_);
+    m.randomness_commitment = randomness_commitment(sid, 0, index_, share_);
     const unsigned bits = noise_sampler(p).m;
     const std::size_t count = noise_seed_count(p);
     for (std::size_t i = 0; i < count; ++i) {
       noise_seeds_.push_back(circuits::PrivateSeed::draw(bits, rng_));
       m.seed_commitments.push_back(noise_seeds_.back().commitment());
     }
+    return m;
+  }
+  // A restart of the joint randomness: a fresh share, committed to for `attempt` ≥ 1.
+  SeedCommitMessage restart_commit(const Bytes32& sid, std::uint32_t attempt) {
+    rng_.fill(share_);
+    SeedCommitMessage m;
+    m.randomness_commitment = randomness_commitment(sid, attempt, index_, share_);
     return m;
   }
   const Key32& share() const { return share_; }
@@ -799,20 +915,28 @@ bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std
   return true;
 }
 
-// Joint public randomness from the shares that open their commitments, in party order.
-// The randomness shares that open their round-2 commitments, by party.
+// The randomness attempt that fixes the joint randomness (the last one started, until one is
+// complete).
+std::uint32_t randomness_attempt(const View& v) {
+  if (v.final_attempt) return *v.final_attempt;
+  return v.attempts.empty() ? 0 : static_cast<std::uint32_t>(v.attempts.size() - 1);
+}
+
+// The shares of that attempt that open their commitments, by party: the parties whose shares
+// make the joint randomness.
 std::map<std::uint32_t, Key32> opened_shares(const View& v) {
   std::map<std::uint32_t, Key32> shares;
-  for (const auto& [u, r] : v.reveals) {
-    auto c = v.seed_commits.find(u);
-    if (c != v.seed_commits.end() && randomness_commitment(v.sid, u, r.share) == c->second.randomness_commitment) {
-      shares[u] = r.share;
-    }
+  if (v.attempts.empty()) return shares;
+  const std::uint32_t a = randomness_attempt(v);
+  const View::Attempt& at = v.attempts[a];
+  for (const auto& [u, share] : at.reveals) {
+    auto c = at.commits.find(u);
+    if (c != at.commits.end() && randomness_commitment(v.sid, a, u, share) == c->second) shares[u] = share;
   }
   return shares;
 }
 
-Key32 view_randomness(const View& v) { return joint_randomness(v.sid, opened_shares(v)); }
+Key32 view_randomness(const View& v) { return joint_randomness(v.sid, randomness_attempt(v), opened_shares(v)); }
 
 // The three proofs of one party; nullopt = valid, otherwise why it was rejected.
 struct ProofChecks {
@@ -1056,16 +1180,17 @@ struct Verdict {
   std::vector<std::uint32_t> counted;
   std::vector<Scalar> sum;
   std::set<Edge> unresolved;  // edges to excluded parties whose seed nobody has revealed yet
+  std::set<Edge> revealed;    // edges whose seed was validly revealed (round 7 or 9)
+  std::set<Edge> dropped;     // edges left out by a bad-box complaint
   std::string withheld;       // non-empty: no result may be released (hidden noise incomplete)
   std::optional<HiddenNoise> hidden;
 };
 
 // The verdict over the rounds closed so far. Exclusions come from rounds 2–8 (and the committee's
-// round); recovery then runs in waves (recovery_round(i)): a counted party is excluded for a seed
-// it owed only once the wave that asked for it is closed, so it always had a whole round to
-// answer; `unresolved` lists the edges the open wave still needs (what a party reveals next).
-// Offences inside recovery rounds and misplaced entries only name their sender: excluding for
-// them would ask honest parties for seeds after the rounds in which they could give them.
+// round); in the recovery round (9) the counted neighbours of excluded parties reveal the seeds
+// in `unresolved`, unless the session cannot end with a result without exposing some party's
+// input (`withheld`). Offences inside the recovery round and misplaced entries only name their
+// sender: excluding for them would ask honest parties for seeds after their round.
 Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   const SessionParams& p = v.setup->params;
   Verdict out;
@@ -1081,21 +1206,18 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
                                               "rounds (ignored, senders named)"});
   auto gens = range_gens(p);
 
-  // Randomness shares open their commitments.
-  std::size_t reveal_fail = 0;
-  for (std::uint32_t u = 0; u < p.parties; ++u) {
-    auto c = v.seed_commits.find(u);
-    auto r = v.reveals.find(u);
-    if (c == v.seed_commits.end() || r == v.reveals.end()) {
-      blame(u, "missing randomness commitment or reveal");
-      ++reveal_fail;
-    } else if (randomness_commitment(v.sid, u, r->second.share) != c->second.randomness_commitment) {
-      blame(u, "randomness reveal does not open its commitment");
-      ++reveal_fail;
-    }
+  // The joint randomness: every party that may take part commits and reveals; an attempt that
+  // lost a reveal restarted without the withholders (settle_attempt).
+  for (const auto& [u, why] : v.randomness_out) blame(u, why);
+  {
+    const std::size_t shares = opened_shares(v).size();
+    std::string detail = std::to_string(shares) + "/" + std::to_string(p.parties) + " parties' shares, attempt " +
+                         std::to_string(randomness_attempt(v) + 1) + " of at most " + std::to_string(p.randomness_restarts + 1u);
+    if (!v.randomness_failed.empty()) detail = v.randomness_failed;
+    out.checks.push_back({"randomness commit-reveal", v.randomness_out.empty() && v.randomness_failed.empty() ? CheckStatus::pass : CheckStatus::fail,
+                          detail});
+    if (!v.randomness_failed.empty()) out.withheld = v.randomness_failed;
   }
-  out.checks.push_back({"randomness commit-reveal", reveal_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
-                        std::to_string(p.parties - reveal_fail) + "/" + std::to_string(p.parties) + " parties"});
 
   // Pairwise seeds: every edge of the graph has its sealed seed from lo.
   const std::set<Edge> dropped = dropped_edges(v);
@@ -1103,7 +1225,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   for (std::uint32_t u = 0; u < p.parties; ++u) {
     for (auto w : g.neighbours(u)) {
       if (w > u && !v.edge_seeds.count({u, w})) {
-        blame(u, "no sealed seed for the edge to " + std::to_string(w));
+        blame(u, "no sealed seed for the edge to " + std::to_string(w) + " before round 4 closed (dropped out or late)");
         ++seed_fail;
       }
     }
@@ -1112,11 +1234,8 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
                         std::to_string(g.edges()) + " edges, " + std::to_string(dropped.size()) + " dropped by complaint"});
 
   // Revealed seeds must open lo's commitment; a false reveal names its sender (and excludes it
-  // when made in round 7, before any exclusion is decided). `opened_in` is the wave from which
-  // an edge's seed is known: −1 for round 7.
+  // when made in round 7, before any exclusion is decided).
   std::map<Edge, EdgeNoise> opened;
-  std::map<Edge, int> opened_in;
-  auto wave_of = [](std::uint32_t r) { return r == kRoundCancelComplaint ? -1 : r == kRoundRecovery ? 0 : static_cast<int>(r - kRoundRecoveryWave1) + 1; };
   for (const auto& cm : v.complaints) {
     const ComplaintMessage& c = cm.message;
     if (c.kind != ComplaintKind::seed_reveal) continue;
@@ -1124,12 +1243,10 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
     auto s = v.edge_seeds.find(e);
     if (s == v.edge_seeds.end() || edge_seed_commitment(v.sid, c.lo, c.hi, c.seed) != s->second.seed_commitment) {
       if (cm.round == kRoundCancelComplaint) blame(cm.sender, "revealed a seed that does not open the edge's commitment");
-      else name(cm.sender, "revealed a seed that does not open the edge's commitment (recovery round " + std::to_string(cm.round) + ")");
+      else name(cm.sender, "revealed a seed that does not open the edge's commitment (recovery round)");
       continue;
     }
     if (!opened.count(e)) opened.emplace(e, derive_edge_noise(c.seed, v.sid, c.lo, c.hi, p));
-    auto [it, fresh] = opened_in.emplace(e, wave_of(cm.round));
-    if (!fresh) it->second = std::min(it->second, wave_of(cm.round));
   }
 
   // Each party's neighbour list is its neighbourhood in the graph, less dropped edges.
@@ -1256,51 +1373,70 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
                         std::to_string(v.masked.size() - out_fail) + "/" + std::to_string(v.masked.size()) + " valid"});
   for (std::uint32_t u = 0; u < p.parties; ++u) {
     if (!v.commits.count(u)) blame(u, std::string(kDroppedOutReason));
-    else if (!v.masked.count(u)) blame(u, "no masked value published");
+    else if (!v.masked.count(u)) blame(u, std::string(kNoMaskedReason));
   }
 
-  // Counted parties, and removal of their pairwise terms with excluded neighbours, wave by wave.
-  // In wave i (round recovery_round(i)) every counted neighbour of an excluded party reveals
-  // their edge's seed; once that round is closed, a counted party whose owed edge is still closed
-  // is excluded, and so is one whose committed term does not follow from a revealed seed (nobody
-  // can check the cancellation against an excluded neighbour); the next wave asks for their
-  // edges. The waves stop at the first wave that excludes nobody or is not closed yet.
+  // Counted parties, and removal of their pairwise terms with excluded neighbours (round 9,
+  // docs/protocol.md § Recovery). Seeds are revealed only towards excluded parties whose masked
+  // value is nowhere on the board but on time: a late one may be an honest party's that the
+  // coordinator cut off, and its input would become computable. An excluded party whose masked
+  // value came on time posted it although excluded or with a false proof, which no honest party
+  // does. Nor is any seed revealed when that would leave a counted party without a hidden edge to
+  // another counted party. Every such case ends the session without a result, naming no one.
+  for (const auto& [e, z] : opened) out.revealed.insert(e);
+  out.dropped = dropped;
   std::set<std::uint32_t> counted;
   for (std::uint32_t u = 0; u < p.parties; ++u) {
     if (!out.bad.count(u)) counted.insert(u);
   }
-  for (std::uint32_t wave = 0; wave < kMaxRecoveryWaves; ++wave) {
-    const std::uint32_t round = recovery_round(wave);
-    const bool closed = v.closed.count(round) > 0;
-    out.unresolved.clear();
-    std::map<std::uint32_t, std::string> excluded_now;
+  for (const auto& [w, why] : out.bad) {
+    if (v.any_masked.count(w) && !v.masked.count(w) && out.withheld.empty()) {
+      out.withheld = "party " + std::to_string(w) + " is excluded (" + why +
+                     ") but a masked value of it is on the board after its round closed: revealing its pairwise seeds "
+                     "would make its input computable, so none is revealed and no result is released";
+    }
+  }
+  if (out.withheld.empty() && counted.empty() && v.closed.count(kRoundMasked)) out.withheld = "no party is counted";
+  if (out.withheld.empty()) {
     for (auto u : counted) {
-      for (auto w : effective_neighbours(g, dropped, u)) {
-        if (counted.count(w)) continue;
-        auto z = opened.find(edge_of(u, w));
-        const bool known = z != opened.end() && opened_in.at(edge_of(u, w)) <= static_cast<int>(wave);
-        if (known) {
-          const CommitMessage& mu = v.commits.at(u);
-          auto slot = slot_of(mu, w);
-          if (slot && !terms_follow(mu, *slot, u, w, z->second, *gens, p.dim)) {
-            excluded_now.emplace(u, "pairwise term with excluded party " + std::to_string(w) +
-                                        " does not follow from the revealed edge seed");
-          }
-          continue;
-        }
-        out.unresolved.insert(edge_of(u, w));
-        if (closed) {
-          excluded_now.emplace(u, "did not reveal its pairwise seed with excluded party " + std::to_string(w) +
-                                      " in recovery round " + std::to_string(round));
-        }
+      bool hidden_edge = false;
+      for (auto w : effective_neighbours(g, dropped, u)) hidden_edge = hidden_edge || (counted.count(w) && !opened.count(edge_of(u, w)));
+      if (!hidden_edge) {
+        out.withheld = "every pairwise edge of party " + std::to_string(u) +
+                       " leads to an excluded party or is revealed: removing its terms would make its input computable, "
+                       "so no seed is revealed and no result is released";
+        break;
       }
     }
-    for (const auto& [u, why] : excluded_now) {
-      counted.erase(u);
-      blame(u, why);
-    }
-    if (excluded_now.empty() || !closed) break;
   }
+  const bool recovery_closed = v.closed.count(kRoundRecovery) > 0;
+  std::size_t owed = 0;
+  for (auto u : counted) {
+    if (!out.withheld.empty()) break;
+    for (auto w : effective_neighbours(g, dropped, u)) {
+      if (counted.count(w)) continue;
+      auto z = opened.find(edge_of(u, w));
+      if (z != opened.end()) {
+        const CommitMessage& mu = v.commits.at(u);
+        auto slot = slot_of(mu, w);
+        if (slot && !terms_follow(mu, *slot, u, w, z->second, *gens, p.dim)) {
+          name(u, "pairwise term with excluded party " + std::to_string(w) + " does not follow from the revealed edge seed");
+          out.withheld = "party " + std::to_string(u) + "'s pairwise term with excluded party " + std::to_string(w) +
+                         " does not follow from the revealed seed: no result";
+        }
+        continue;
+      }
+      out.unresolved.insert(edge_of(u, w));
+      ++owed;
+    }
+  }
+  if (recovery_closed && owed > 0 && out.withheld.empty()) {
+    const Edge e = *out.unresolved.begin();
+    out.withheld = "the recovery round closed before the seed of edge {" + std::to_string(e.first) + ", " +
+                   std::to_string(e.second) + "} (and " + std::to_string(owed - 1) +
+                   " more) was revealed; the counted end's masked value is on the board, so it cannot be excluded: no result";
+  }
+  if (!out.withheld.empty()) out.unresolved.clear();
   out.sum.assign(p.dim, Scalar::zero());
   for (auto u : counted) {
     const auto& m = v.masked.at(u);
@@ -1329,6 +1465,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
         }
         auto ns = v.noise_shares.find(h);
         if (ns == v.noise_shares.end() || commit(SecretScalar(ns->second.shares[j]), SecretScalar(ns->second.blinders[j]), *gens) != c) {
+          if (!recovery_closed) continue;  // still due in the recovery round
           out.withheld = "committee member " + std::to_string(h) + " is not counted and has not opened its share of the hidden noise";
           break;
         }
@@ -1344,6 +1481,24 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
                                                : out.withheld});
   }
   return out;
+}
+
+// Why party u must not post its masked value (empty: it may), from the board with rounds 2–7
+// closed and `verdict` its judgement: round 8 is closed already, the closed rounds exclude u, the
+// session cannot end with a result, or none of u's edges to parties still counted is hidden (its
+// masked value would give its input away).
+std::string masked_refusal(const View& v, const Graph& g, const Verdict& verdict, std::uint32_t u) {
+  if (v.closed.count(kRoundMasked)) return "round 8 was closed before this party posted its masked value";
+  auto excluded = [&](std::uint32_t w) {
+    auto it = verdict.bad.find(w);
+    return it != verdict.bad.end() && it->second != kNoMaskedReason;
+  };
+  if (excluded(u)) return "excluded before round 8: " + verdict.bad.at(u);
+  if (!v.randomness_failed.empty()) return v.randomness_failed;
+  for (auto w : effective_neighbours(g, verdict.dropped, u)) {
+    if (!excluded(w) && !verdict.revealed.count(edge_of(u, w))) return {};
+  }
+  return "no edge to a party still counted is hidden: the masked value would give the input away";
 }
 
 std::vector<double> estimate_of(const SessionParams& p, const std::vector<Scalar>& sum, std::size_t count) {
@@ -1371,13 +1526,14 @@ const char* cheat_name(CheatKind k) noexcept {
     case CheatKind::replay: return "replay";
     case CheatKind::missing: return "missing";
     case CheatKind::committee: return "committee";
+    case CheatKind::withhold: return "withhold";
   }
   return "?";
 }
 
 std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept {
   for (auto k : {CheatKind::range, CheatKind::forge, CheatKind::seed, CheatKind::cancel, CheatKind::noise, CheatKind::output, CheatKind::signature, CheatKind::replay,
-                 CheatKind::missing, CheatKind::committee}) {
+                 CheatKind::missing, CheatKind::committee, CheatKind::withhold}) {
     if (name == cheat_name(k)) return k;
   }
   return std::nullopt;
@@ -1478,31 +1634,70 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   }
   phase_done("setup");
 
-  // Rounds 2–3: joint randomness and noise-seed commitments.
-  std::vector<Bytes> round;
-  for (auto& party : parties) {
-    round.push_back(party->entry(sid, kRoundSeedCommit, MessageType::noise_seed_commit, party->seed_commit(sid, p).encode()));
-    progress("seed commitments", party->index() + 1, p.parties);
+  // Appends one round's entries, then the coordinator's close. A coordinator under test
+  // (cfg.early_close) closes the victim's rounds after everyone else's entries and before the
+  // victim's, which land late.
+  using Posts = std::vector<std::pair<std::uint32_t, Bytes>>;
+  auto post_round = [&](std::uint32_t r, Posts entries) -> std::optional<bulletin::Error> {
+    const bool early = cfg.early_close && cfg.early_close->rounds.count(r) > 0;
+    std::vector<Bytes> now, late;
+    for (auto& [u, e] : entries) (early && u == cfg.early_close->victim ? late : now).push_back(std::move(e));
+    if (auto e = fail_if(append_all(board, now))) return e;
+    if (auto e = fail_if(close(r))) return e;
+    if (auto e = fail_if(append_all(board, late))) return e;
+    return std::nullopt;
+  };
+  // Parties that know themselves excluded (from the board) post nothing more.
+  std::set<std::uint32_t> out_of_session;
+
+  // Rounds 2–3 (and restarts 12, 13, …): joint randomness and noise-seed commitments. A
+  // `withhold` cheater keeps its reveal back in one attempt (the i-th cheater in attempt i), as
+  // colluders that have read the honest reveals would.
+  std::map<std::uint32_t, std::uint32_t> withholds_in;
+  {
+    std::uint32_t i = 0;
+    for (const auto& party : parties) {
+      if (party->cheat == CheatKind::withhold) withholds_in[party->index()] = i++;
+    }
   }
-  if (auto e = fail_if(append_all(board, round))) return *e;
-  round.clear();
-  if (auto e = fail_if(close(kRoundSeedCommit))) return *e;
-  std::map<std::uint32_t, Key32> shares;
-  for (auto& party : parties) {
-    round.push_back(party->entry(sid, kRoundSeedReveal, MessageType::noise_seed_reveal, SeedRevealMessage{party->share()}.encode()));
-    shares[party->index()] = party->share();
+  std::optional<View> randomness_view;
+  for (std::uint32_t attempt = 0;; ++attempt) {
+    auto before = read_view(board);
+    if (!before) return before.error();
+    const std::set<std::uint32_t> live = before.value().attempts.at(attempt).live;
+    Posts round;
+    for (auto u : live) {
+      const SeedCommitMessage m = attempt == 0 ? parties[u]->seed_commit(sid, p) : parties[u]->restart_commit(sid, attempt);
+      round.emplace_back(u, parties[u]->entry(sid, commit_round_of(attempt), MessageType::noise_seed_commit, m.encode()));
+      if (attempt == 0) progress("seed commitments", u + 1, p.parties);
+    }
+    if (auto e = post_round(commit_round_of(attempt), std::move(round))) return *e;
+    round.clear();
+    for (auto u : live) {
+      if (auto w = withholds_in.find(u); w != withholds_in.end() && w->second == attempt) continue;
+      round.emplace_back(u, parties[u]->entry(sid, reveal_round_of(attempt), MessageType::noise_seed_reveal,
+                                              SeedRevealMessage{parties[u]->share()}.encode()));
+    }
+    if (auto e = post_round(reveal_round_of(attempt), std::move(round))) return *e;
+    auto after = read_view(board);
+    if (!after) return after.error();
+    if (after.value().final_attempt || !after.value().randomness_failed.empty()) {
+      randomness_view = std::move(after).value();
+      break;
+    }
+    ++report.randomness_restarts;
   }
-  if (auto e = fail_if(append_all(board, round))) return *e;
-  round.clear();
-  if (auto e = fail_if(close(kRoundSeedReveal))) return *e;
-  const Key32 y = joint_randomness(sid, shares);
+  for (const auto& [u, why] : randomness_view->randomness_out) out_of_session.insert(u);
+  const Key32 y = view_randomness(*randomness_view);
+  const std::map<std::uint32_t, Key32> shares = opened_shares(*randomness_view);
   const Graph g = derive_graph(p.parties, p.neighbors, y);
   phase_done("joint randomness");
+  const bool randomness_ok = randomness_view->randomness_failed.empty();
 
   // Round 11 (hidden noise, between rounds 3 and 4): the committee drawn by y computes one
   // hidden Box–Muller pair per two coordinates; every message goes on the board from its
   // member; a member named by an abort is left out of every later attempt and call.
-  if (p.noise == NoiseMode::hidden) {
+  if (p.noise == NoiseMode::hidden && randomness_ok) {
     std::vector<std::uint32_t> eligible;  // the parties whose shares made y, as every reader takes them
     for (const auto& [u, share] : shares) eligible.push_back(u);
     report.committee = select_committee(p, y, eligible);
@@ -1562,62 +1757,70 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     phase_done("hidden noise (committee)");
   }
 
-  // Round 4: sealed pairwise seeds, lo → hi; 4b: complaints about seeds that do not open.
+  // Round 4: sealed pairwise seeds, lo → hi; 4b: complaints about seeds that are missing or do
+  // not open.
   std::size_t sent = 0;
-  for (std::uint32_t u = 0; u < p.parties; ++u) {
+  Posts round;
+  for (std::uint32_t u = 0; u < p.parties && randomness_ok; ++u) {
+    if (out_of_session.count(u)) continue;
     for (auto w : g.neighbours(u)) {
       if (w < u) continue;
       Bytes payload = parties[u]->seal_seed(sid, w, setup.roster[w].box_key, p);
-      round.push_back(parties[u]->entry(sid, kRoundEdgeSeed, MessageType::edge_seed, std::move(payload), setup.roster[w].sign_key));
+      round.emplace_back(u, parties[u]->entry(sid, kRoundEdgeSeed, MessageType::edge_seed, std::move(payload), setup.roster[w].sign_key));
       progress("pairwise seeds", ++sent, g.edges());
     }
   }
-  if (auto e = fail_if(append_all(board, round))) return *e;
-  round.clear();
-  if (auto e = fail_if(close(kRoundEdgeSeed))) return *e;
-  {
+  if (randomness_ok) {
+    if (auto e = post_round(kRoundEdgeSeed, std::move(round))) return *e;
+    round.clear();
     auto view = read_view(board);
     if (!view) return view.error();
-    for (const auto& [edge, m] : view.value().edge_seeds) {
-      if (!parties[edge.second]->accept_seed(sid, m, setup.roster[edge.first].box_key, p)) {
-        parties[edge.first]->drop_edge(edge.second);
-        round.push_back(parties[edge.second]->entry(sid, kRoundBoxComplaint, MessageType::complaint,
-                                                    ComplaintMessage{ComplaintKind::bad_box, edge.first, edge.second, {}}.encode()));
+    for (std::uint32_t hi = 0; hi < p.parties; ++hi) {
+      if (out_of_session.count(hi)) continue;
+      for (auto lo : g.neighbours(hi)) {
+        if (lo > hi) continue;
+        auto m = view.value().edge_seeds.find({lo, hi});
+        if (m != view.value().edge_seeds.end() && parties[hi]->accept_seed(sid, m->second, setup.roster[lo].box_key, p)) continue;
+        parties[lo]->drop_edge(hi);
+        round.emplace_back(hi, parties[hi]->entry(sid, kRoundBoxComplaint, MessageType::complaint,
+                                                  ComplaintMessage{ComplaintKind::bad_box, lo, hi, {}}.encode()));
       }
     }
-    if (auto e = fail_if(append_all(board, round))) return *e;
+    if (auto e = post_round(kRoundBoxComplaint, std::move(round))) return *e;
     round.clear();
-    if (auto e = fail_if(close(kRoundBoxComplaint))) return *e;
+    phase_done("pairwise seeds");
   }
-  phase_done("pairwise seeds");
 
-  // Round 5: commitments and range proofs (drop-outs have vanished).
+  // Round 6: commitments and range proofs (drop-outs have vanished).
   std::vector<std::optional<CommitMessage>> commits(p.parties);
-  {
+  if (randomness_ok) {
+    auto view = read_view(board);
+    if (!view) return view.error();
+    const std::set<Edge> dropped = dropped_edges(view.value());
     std::mutex progress_mu;
     std::size_t committed = 0;
     parallel_for(parties.size(), [&](std::size_t i) {
-      if (parties[i]->dropout) return;
+      if (parties[i]->dropout || out_of_session.count(static_cast<std::uint32_t>(i))) return;
+      for (auto w : g.neighbours(static_cast<std::uint32_t>(i))) {
+        if (dropped.count(edge_of(static_cast<std::uint32_t>(i), w))) parties[i]->drop_edge(w);
+      }
       commits[i] = parties[i]->commitments(sid, p, y);
       std::lock_guard<std::mutex> lock(progress_mu);
       progress("commitments, range and noise proofs", ++committed, p.parties - cfg.dropouts);
     });
-  }
-  for (auto& party : parties) {
-    if (party->dropout) continue;
-    round.push_back(party->entry(sid, kRoundCommit, MessageType::commitment, commits[party->index()]->encode()));
-  }
-  if (auto e = fail_if(append_all(board, round))) return *e;
-  round.clear();
-  if (auto e = fail_if(close(kRoundCommit))) return *e;
-  for (const auto& c : commits) {
-    if (c) {
-      report.proof_bytes_per_party = proof_bytes(*c);
-      break;
+    for (auto& party : parties) {
+      if (!commits[party->index()]) continue;
+      round.emplace_back(party->index(), party->entry(sid, kRoundCommit, MessageType::commitment, commits[party->index()]->encode()));
     }
-  }
-  // 5b: an end of an edge whose terms do not cancel reveals the edge's seed.
-  {
+    if (auto e = post_round(kRoundCommit, std::move(round))) return *e;
+    round.clear();
+    for (const auto& c : commits) {
+      if (c) {
+        report.proof_bytes_per_party = proof_bytes(*c);
+        break;
+      }
+    }
+    // 7 (5b): an end of an edge whose terms do not cancel reveals the edge's seed.
     std::set<Edge> revealed;
     for (std::uint32_t u = 0; u < p.parties; ++u) {
       if (!commits[u] || parties[u]->cheat) continue;  // a deviating party does not defend itself
@@ -1629,102 +1832,95 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         const bool cancels = k.has_value() && edge_cancels(mu, i, *commits[w], *k, p.dim);
         if (cancels || !revealed.insert(edge_of(u, w)).second) continue;
         const auto e = edge_of(u, w);
-        round.push_back(parties[u]->entry(sid, kRoundCancelComplaint, MessageType::complaint,
-                                          ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *parties[u]->seed_with(w)}.encode()));
+        round.emplace_back(u, parties[u]->entry(sid, kRoundCancelComplaint, MessageType::complaint,
+                                                ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *parties[u]->seed_with(w)}.encode()));
       }
     }
-    if (auto e = fail_if(append_all(board, round))) return *e;
+    if (auto e = post_round(kRoundCancelComplaint, std::move(round))) return *e;
     round.clear();
-    if (auto e = fail_if(close(kRoundCancelComplaint))) return *e;
+    phase_done("commit + range and noise proofs");
   }
-  phase_done("commit + range and noise proofs");
 
-  // Round 6: masked values (a drop-out or a `missing` cheater publishes none; a `replay`
-  // cheater copies another party's).
-  std::vector<std::optional<MaskedMessage>> masked(p.parties);
-  for (auto& party : parties) {
-    if (party->dropout || party->cheat == CheatKind::missing) continue;
-    masked[party->index()] = party->masked(sid, p, *commits[party->index()]);
-  }
-  std::vector<std::uint32_t> senders;
-  for (auto& party : parties) {
-    const std::uint32_t u = party->index();
-    if (!masked[u]) continue;
-    MaskedMessage m = *masked[u];
-    if (party->cheat == CheatKind::replay) {
-      for (std::uint32_t d = 1; d < p.parties; ++d) {
-        const std::uint32_t other = (u + d) % p.parties;
-        if (masked[other]) {
-          m = *masked[other];
-          break;
+  // Proof verdicts carry over between the judgements below.
+  ProofCache cache;
+  // Round 8: masked values. A party posts one only if the board, with rounds 2–7 closed, still
+  // counts it and leaves it a hidden edge to a counted party (masked_refusal); a drop-out or a
+  // `missing` cheater publishes none; a `replay` cheater copies another party's.
+  if (randomness_ok) {
+    auto view = read_view(board);
+    if (!view) return view.error();
+    const Verdict before = judge(view.value(), g, &cache);
+    std::vector<std::optional<MaskedMessage>> masked(p.parties);
+    for (auto& party : parties) {
+      const std::uint32_t u = party->index();
+      if (party->dropout || party->cheat == CheatKind::missing || !commits[u]) continue;
+      if (!party->cheat && !masked_refusal(view.value(), g, before, u).empty()) continue;
+      masked[u] = party->masked(sid, p, *commits[u]);
+    }
+    std::size_t posted = 0;
+    for (auto& party : parties) {
+      const std::uint32_t u = party->index();
+      if (!masked[u]) continue;
+      MaskedMessage m = *masked[u];
+      if (party->cheat == CheatKind::replay) {
+        for (std::uint32_t d = 1; d < p.parties; ++d) {
+          const std::uint32_t other = (u + d) % p.parties;
+          if (masked[other]) {
+            m = *masked[other];
+            break;
+          }
+        }
+      }
+      Bytes entry = party->entry(sid, kRoundMasked, MessageType::masked_value, m.encode());
+      if (party->cheat == CheatKind::signature) {
+        // Appended alone, so the refusal (bad signature) is attributed.
+        auto r = board.append(entry);
+        if (r.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
+        report.excluded[u] = "masked value refused by the board: " + r.error().message;
+      } else {
+        round.emplace_back(u, std::move(entry));
+      }
+      progress("masked values", ++posted, p.parties);
+    }
+    if (auto e = post_round(kRoundMasked, std::move(round))) return *e;
+    round.clear();
+    phase_done("masked values + output proofs");
+
+    // Round 9: the counted neighbours of excluded parties reveal their edge seeds, so the excluded
+    // parties' pairwise terms can be removed from the sum; excluded committee members open their
+    // noise shares. Nothing is revealed when the verdict withholds the result.
+    auto rv = read_view(board);
+    if (!rv) return rv.error();
+    const Verdict verdict = judge(rv.value(), g, &cache);
+    std::set<Edge> revealed_edges;
+    if (verdict.withheld.empty()) {
+      for (const auto& [u, why] : verdict.bad) {
+        if (!parties[u]->dropout && parties[u]->holds_noise_share()) {
+          round.emplace_back(u, parties[u]->entry(sid, kRoundRecovery, MessageType::noise_share,
+                                                  parties[u]->noise_share_message(p.dim).encode()));
+        }
+      }
+      for (const Edge& e : verdict.unresolved) {
+        for (std::uint32_t w : {e.first, e.second}) {
+          const std::uint32_t other = w == e.first ? e.second : e.first;
+          if (verdict.bad.count(w) || parties[w]->dropout) continue;
+          const Seed32* s = parties[w]->seed_with(other);
+          if (!s || !revealed_edges.insert(e).second) continue;
+          round.emplace_back(w, parties[w]->entry(sid, kRoundRecovery, MessageType::complaint,
+                                                  ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *s}.encode()));
         }
       }
     }
-    round.push_back(party->entry(sid, kRoundMasked, MessageType::masked_value, m.encode()));
-    senders.push_back(u);
-    progress("masked values", senders.size(), p.parties);
-  }
-  {
-    // Entries are appended one by one here so a refused entry (bad signature) is attributed.
-    std::vector<Bytes> good;
-    for (std::size_t i = 0; i < round.size(); ++i) {
-      if (parties[senders[i]]->cheat == CheatKind::signature) {
-        auto r = board.append(round[i]);
-        if (r.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
-        report.excluded[senders[i]] = "masked value refused by the board: " + r.error().message;
-      } else {
-        good.push_back(std::move(round[i]));
-      }
-    }
-    if (auto e = fail_if(append_all(board, good))) return *e;
+    if (auto e = post_round(kRoundRecovery, std::move(round))) return *e;
     round.clear();
-    if (auto e = fail_if(close(kRoundMasked))) return *e;
+    phase_done("drop-out recovery");
   }
-  phase_done("masked values + output proofs");
 
-  // Proof verdicts carry over between the waves below and the final judgement.
-  ProofCache cache;
-  // Recovery in waves (round 9, then 12, 13, …): the counted neighbours of excluded parties reveal
-  // their edge seeds, so the excluded parties' pairwise terms can be removed from the sum; each
-  // wave's round is closed; a party that owed a seed and did not reveal it is excluded, and the
-  // next wave asks its neighbours.
-  std::set<Edge> revealed_edges;
-  std::set<std::uint32_t> revealed_shares;
-  for (std::uint32_t wave = 0; wave < kMaxRecoveryWaves; ++wave) {
-    const std::uint32_t rr = recovery_round(wave);
-    auto view = read_view(board);
-    if (!view) return view.error();
-    const Verdict verdict = judge(view.value(), g, &cache);
-    if (wave > 0 && verdict.unresolved.empty()) break;
-    for (const auto& [u, why] : verdict.bad) {
-      // An excluded committee member that is still here opens its noise shares.
-      if (!parties[u]->dropout && parties[u]->holds_noise_share() && revealed_shares.insert(u).second) {
-        round.push_back(parties[u]->entry(sid, rr, MessageType::noise_share, parties[u]->noise_share_message(p.dim).encode()));
-      }
-    }
-    for (const Edge& e : verdict.unresolved) {
-      for (std::uint32_t w : {e.first, e.second}) {
-        const std::uint32_t other = w == e.first ? e.second : e.first;
-        if (verdict.bad.count(w) || parties[w]->dropout) continue;
-        const Seed32* s = parties[w]->seed_with(other);
-        if (!s || !revealed_edges.insert(e).second) continue;
-        round.push_back(parties[w]->entry(sid, rr, MessageType::complaint,
-                                          ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *s}.encode()));
-      }
-    }
-    if (auto e = fail_if(append_all(board, round))) return *e;
-    round.clear();
-    if (auto e = fail_if(close(rr))) return *e;
-  }
-  phase_done("drop-out recovery");
-
-  // Round 7: the coordinator checks everything and releases the result.
+  // Round 10: the coordinator checks everything and releases the result, unless the verdict
+  // withholds it.
   auto view = read_view(board);
   if (!view) return view.error();
   Verdict verdict = judge(view.value(), g, &cache);
-  if (verdict.withheld.empty() && !verdict.unresolved.empty()) {
-    verdict.withheld = "recovery did not finish in " + std::to_string(kMaxRecoveryWaves) + " waves";
-  }
   report.withheld = verdict.withheld;
   if (verdict.hidden) report.committee_bytes = view.value().committee_bytes;
   if (verdict.withheld.empty()) {
@@ -1816,6 +2012,8 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   sodium_memzero(rng_seed.data(), rng_seed.size());
   const std::uint32_t u = o.index;
   const std::uint64_t close_wait = 4ULL * p.round_timeout_ms + 10'000;
+  PartyOutcome out;
+  out.session_id = sid;
   auto post = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to = {}) -> bulletin::Status {
     if (o.deviate) {
       Entry planned;
@@ -1831,24 +2029,73 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     if (!r) return r.error();
     return {};
   };
-  // Marks the round finished and waits for the coordinator to close it.
+  // Marks the round finished and waits for the coordinator to close it. A close that leaves this
+  // party's marker out (its entries of the round land late) sooner than min_round_ms after this
+  // party saw the previous close is refused: the party stops (`refused`), posting nothing more.
+  auto last_close = std::chrono::steady_clock::now();
+  std::string refused;
   auto finish = [&](std::uint32_t round) -> bulletin::Result<View> {
     if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
     say(o.log, "round " + std::to_string(round) + " done");
-    return wait_view(board, o.poll_ms, close_wait, [round](const View& v) { return v.closed.count(round) > 0; },
-                     "the coordinator to close round " + std::to_string(round));
+    auto v = wait_view(board, o.poll_ms, close_wait, [round](const View& w) { return w.closed.count(round) > 0; },
+                       "the coordinator to close round " + std::to_string(round));
+    if (!v) return v;
+    const auto now = std::chrono::steady_clock::now();
+    const auto open_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_close).count();
+    last_close = now;
+    auto d = v.value().done.find(round);
+    const bool cut_off = d == v.value().done.end() || !d->second.count(u);
+    if (cut_off && !o.deviate && open_ms < static_cast<long long>(p.min_round_ms)) {
+      refused = "the coordinator closed round " + std::to_string(round) + " about " + std::to_string(open_ms) +
+                " ms after this party saw the round before it closed, before this party's entries of it were in; the "
+                "session's minimum is " + std::to_string(p.min_round_ms) + " ms: refused, nothing more is posted";
+      return make_error(Errc::timeout, refused);
+    }
+    return v;
   };
-#define GOPA_TRY_VIEW(var, expr) \
-  auto var = (expr);             \
-  if (!var) return var.error();
+  auto stop = [&](std::string why) {
+    out.stopped = std::move(why);
+    say(o.log, "stopped: " + out.stopped);
+    return out;
+  };
+#define GOPA_TRY_VIEW(var, expr)           \
+  auto var = (expr);                       \
+  if (!var) {                              \
+    if (!refused.empty()) {                \
+      out.coordinator_problem = refused;   \
+      return stop(refused);                \
+    }                                      \
+    return var.error();                    \
+  }
 
+  // Rounds 2–3 and any restarts: the joint randomness.
   if (auto st = post(kRoundSeedCommit, MessageType::noise_seed_commit, me.seed_commit(sid, p).encode()); !st) return st.error();
   GOPA_TRY_VIEW(v2, finish(kRoundSeedCommit));
   if (auto st = post(kRoundSeedReveal, MessageType::noise_seed_reveal, SeedRevealMessage{me.share()}.encode()); !st) {
     return st.error();
   }
   GOPA_TRY_VIEW(v3, finish(kRoundSeedReveal));
-  const Key32 y = view_randomness(v3.value());
+  View rv = std::move(v3).value();
+  while (!rv.final_attempt && rv.randomness_failed.empty()) {
+    const auto a = static_cast<std::uint32_t>(rv.attempts.size() - 1);
+    if (!rv.attempts[a].live.count(u)) break;
+    say(o.log, "randomness restart " + std::to_string(a));
+    if (auto st = post(commit_round_of(a), MessageType::noise_seed_commit, me.restart_commit(sid, a).encode()); !st) {
+      return st.error();
+    }
+    GOPA_TRY_VIEW(vc, finish(commit_round_of(a)));
+    if (auto st = post(reveal_round_of(a), MessageType::noise_seed_reveal, SeedRevealMessage{me.share()}.encode()); !st) {
+      return st.error();
+    }
+    GOPA_TRY_VIEW(vr, finish(reveal_round_of(a)));
+    rv = std::move(vr).value();
+  }
+  if (!rv.randomness_failed.empty()) {
+    out.withheld = rv.randomness_failed;
+    return stop(rv.randomness_failed);
+  }
+  if (auto it = rv.randomness_out.find(u); it != rv.randomness_out.end()) return stop("excluded: " + it->second);
+  const Key32 y = view_randomness(rv);
   const Graph g = derive_graph(p.parties, p.neighbors, y);
   for (auto w : g.neighbours(u)) {
     if (w < u) continue;
@@ -1894,37 +2141,53 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     if (auto st = reveal(w, kRoundCancelComplaint); !st) return st.error();
   }
   GOPA_TRY_VIEW(v7, finish(kRoundCancelComplaint));
+  // The masked value goes out only if the board, with rounds 2–7 closed, still counts this party
+  // and leaves it a hidden edge to a counted party: once on the board it is public for good.
+  ProofCache cache;
+  {
+    const Verdict before = judge(v7.value(), g, &cache);
+    if (std::string why = masked_refusal(v7.value(), g, before, u); !why.empty()) return stop(why);
+  }
   if (auto st = post(kRoundMasked, MessageType::masked_value, me.masked(sid, p, mine).encode()); !st) return st.error();
   GOPA_TRY_VIEW(v8, finish(kRoundMasked));
-  // Recovery in waves: in each wave's round, reveal the seeds the verdict over the closed rounds
-  // still needs from this party (its edges to excluded neighbours), mark the round, and wait for
-  // the coordinator to close it or to release the result.
-  ProofCache cache;
-  for (std::uint32_t wave = 0; wave < kMaxRecoveryWaves; ++wave) {
-    const std::uint32_t round = recovery_round(wave);
-    auto view = read_view(board);
-    if (!view) return view.error();
-    if (view.value().result) break;
-    const Verdict verdict = judge(view.value(), g, &cache);
+  // Round 9: reveal the seeds the verdict asks of this party (its edges to excluded parties).
+  // When some party that committed has no masked value, wait until min_round_ms has passed since
+  // round 8 closed and read the board again: a masked value in flight at the close shows up, and
+  // then nothing is revealed.
+  View v9 = std::move(v8).value();
+  {
+    const Verdict at_close = judge(v9, g, &cache);
+    const bool missing = std::any_of(at_close.bad.begin(), at_close.bad.end(),
+                                     [](const auto& b) { return b.second == kNoMaskedReason; });
+    if (missing && at_close.withheld.empty()) {
+      std::this_thread::sleep_until(last_close + std::chrono::milliseconds(p.min_round_ms));
+      auto again = read_view(board);
+      if (!again) return again.error();
+      v9 = std::move(again).value();
+    }
+  }
+  {
+    const Verdict verdict = judge(v9, g, &cache);
     for (const Edge& e : verdict.unresolved) {
       if (e.first != u && e.second != u) continue;
-      if (auto st = reveal(e.first == u ? e.second : e.first, round); !st) return st.error();
+      if (auto st = reveal(e.first == u ? e.second : e.first, kRoundRecovery); !st) return st.error();
     }
-    if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
-    say(o.log, "round " + std::to_string(round) + " done");
-    auto next = wait_view(board, o.poll_ms, close_wait,
-                          [round](const View& v) { return v.closed.count(round) > 0 || v.result.has_value(); },
-                          "the coordinator to close round " + std::to_string(round));
-    if (!next) return next.error();
-    if (next.value().result) break;
+  }
+  GOPA_TRY_VIEW(v10, finish(kRoundRecovery));
+  {
+    const Verdict verdict = judge(v10.value(), g, &cache);
+    if (!verdict.withheld.empty()) {
+      out.withheld = verdict.withheld;
+      out.excluded = verdict.bad;
+      out.named = verdict.named;
+      return out;
+    }
   }
   GOPA_TRY_VIEW(vr, wait_view(board, o.poll_ms, close_wait, [](const View& v) { return v.result.has_value(); },
                               "the result"));
 #undef GOPA_TRY_VIEW
   // The party checks the released result against its own recomputation over the same rounds;
   // a different one is the coordinator's fault: the party reports its own.
-  PartyOutcome out;
-  out.session_id = sid;
   const Verdict verdict = judge(vr.value(), g, &cache);
   const ResultMessage& released = *vr.value().result;
   if (released.counted != verdict.counted || released.sum != verdict.sum) {
@@ -1997,42 +2260,115 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     t0 = t1;
     return {};
   };
-  for (std::uint32_t round = kRoundSeedCommit; round <= kRoundMasked; ++round) {
-    if (auto st = run_round(round); !st) return st.error();
-  }
-  // Recovery waves until no seed is owed (docs/protocol.md § Recovery).
-  std::optional<Graph> graph;
-  Verdict verdict;
-  std::optional<View> view;  // the board after the last wave
-  for (std::uint32_t wave = 0;; ++wave) {
-    if (wave == kMaxRecoveryWaves) {
-      return make_error(Errc::invalid_argument, "recovery did not finish in " + std::to_string(kMaxRecoveryWaves) +
-                                                    " waves: no result is released");
-    }
-    if (auto st = run_round(recovery_round(wave)); !st) return st.error();
+  // The rounds in the order every reader accepts: 2, 3, restarts while the randomness loses a
+  // reveal, 4, …, 9 (the board extends the order as the randomness attempts settle).
+  std::optional<View> view;
+  for (std::size_t i = 0;; ++i) {
     auto read = read_view(board);
     if (!read) return read.error();
     view = std::move(read).value();
-    if (!graph) graph = derive_graph(p.parties, p.neighbors, view_randomness(*view));
-    verdict = judge(*view, *graph, nullptr);
-    if (verdict.unresolved.empty()) break;
+    if (i >= view->close_order.size()) break;
+    const std::uint32_t round = view->close_order[i];
+    if (is_restart_round(round) && is_commit_round(round)) ++report.randomness_restarts;
+    if (auto st = run_round(round); !st) return st.error();
+  }
+  const Graph graph = derive_graph(p.parties, p.neighbors, view_randomness(*view));
+  const Verdict verdict = judge(*view, graph, nullptr);
+  report.excluded = verdict.bad;
+  report.named = verdict.named;
+  report.withheld = verdict.withheld;
+  report.counted = verdict.counted;
+  for (const auto& [u, c] : view->commits) {
+    report.proof_bytes_per_party = proof_bytes(c);
+    break;
+  }
+  report.board_entries = view->entries;
+  report.board_bytes = view->bytes;
+  if (!verdict.withheld.empty()) {
+    say(o.log, "no result: " + verdict.withheld);
+    report.phases.push_back({"aggregate", now_seconds() - t0});
+    return report;
   }
   if (auto st = post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)); !st) {
     return st.error();
   }
-  report.counted = verdict.counted;
-  report.excluded = verdict.bad;
-  report.named = verdict.named;
   report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
-  for (const auto& [u, c] : view.value().commits) {
-    report.proof_bytes_per_party = proof_bytes(c);
-    break;
-  }
-  report.board_entries = view.value().entries + 1;
-  report.board_bytes = view.value().bytes;
+  report.board_entries += 1;
   report.phases.push_back({"aggregate", now_seconds() - t0});
   return report;
 }
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
+  return out;
+}
+
+// Which inputs the board makes computable. For a set S of parties whose masked values are all on
+// the board (in time or not) and whose every edge leaving S has a public seed, Σ_{u∈S} (x_u + η_u)
+// follows; the smallest such sets are the components of the graph of hidden edges, and with a
+// released result over C, K \ C for a component K ⊇ C. A single party's x_u + η_u computable is a
+// failure, except for an excluded party that posted its masked value in time anyway (no honest
+// party does: masked_refusal).
+AuditCheck exposure_check(const View& v, const Graph& g, const Verdict& verdict, std::vector<std::uint32_t>& exposed_out) {
+  const SessionParams& p = v.setup->params;
+  std::set<Edge> public_edges;
+  for (const auto& c : v.public_reveals) {
+    auto s = v.edge_seeds.find({c.lo, c.hi});
+    if (s != v.edge_seeds.end() && edge_seed_commitment(v.sid, c.lo, c.hi, c.seed) == s->second.seed_commitment) {
+      public_edges.insert({c.lo, c.hi});
+    }
+  }
+  std::vector<std::uint32_t> parent(p.parties);
+  for (std::uint32_t u = 0; u < p.parties; ++u) parent[u] = u;
+  auto find = [&](std::uint32_t u) {
+    while (parent[u] != u) u = parent[u] = parent[parent[u]];
+    return u;
+  };
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    for (auto w : effective_neighbours(g, verdict.dropped, u)) {
+      if (w > u && !public_edges.count(edge_of(u, w))) parent[find(u)] = find(w);
+    }
+  }
+  std::map<std::uint32_t, std::vector<std::uint32_t>> components;
+  for (std::uint32_t u = 0; u < p.parties; ++u) components[find(u)].push_back(u);
+  std::set<std::uint32_t> released;
+  if (v.result) released.insert(v.result->counted.begin(), v.result->counted.end());
+  std::vector<std::string> exposed, deviators;
+  std::size_t partial = 0;
+  auto single = [&](std::uint32_t w) {
+    if (verdict.bad.count(w) && v.masked.count(w)) deviators.push_back(std::to_string(w));
+    else {
+      exposed.push_back(std::to_string(w));
+      exposed_out.push_back(w);
+    }
+  };
+  for (const auto& [root, k] : components) {
+    if (!std::all_of(k.begin(), k.end(), [&](std::uint32_t u) { return v.masked_anywhere.count(u) > 0; })) continue;
+    if (k.size() == 1) {
+      single(k.front());
+      continue;
+    }
+    const bool holds_result =
+        !released.empty() && std::all_of(released.begin(), released.end(), [&](std::uint32_t u) { return find(u) == root; });
+    if (holds_result && k.size() == released.size() + 1) {
+      for (auto u : k) {
+        if (!released.count(u)) single(u);
+      }
+    } else if (!holds_result || k.size() > released.size()) {
+      ++partial;
+    }
+  }
+  std::string detail = exposed.empty() ? "no single party's x + η follows from the board"
+                                       : "x + η computable from the board for parties " + join(exposed, ", ");
+  if (!deviators.empty()) detail += "; computable for parties " + join(deviators, ", ") + ", which posted masked values although excluded";
+  if (partial > 0) detail += "; " + std::to_string(partial) + " partial sums of several parties computable";
+  return {"no party's input computable from the board", exposed.empty() ? CheckStatus::pass : CheckStatus::fail, detail};
+}
+
+}  // namespace
 
 AuditReport audit_session(bulletin::Board& board) {
   AuditReport a;
@@ -2060,6 +2396,7 @@ AuditReport audit_session(bulletin::Board& board) {
   a.counted = verdict.counted;
   // A withheld result has no estimate: its sum lacks a share of the hidden noise.
   if (verdict.withheld.empty()) a.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
+  a.checks.push_back(exposure_check(v, g, verdict, a.exposed));
   a.checks.push_back({"excluded parties' pairwise terms removed",
                       verdict.unresolved.empty() ? CheckStatus::pass : CheckStatus::fail,
                       std::to_string(verdict.unresolved.size()) + " edges left unopened"});

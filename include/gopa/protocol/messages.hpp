@@ -75,13 +75,16 @@ struct SetupMessage {
 // and Pedersen commitments to the private parts x_i of its noise seeds (noise_seed_count(params)
 // of them: the sampler's seeds per call times its calls for d samples, protocol/noise.hpp).
 struct SeedCommitMessage {
-  Key32 randomness_commitment{};  // SHA-256("gopa/randomness/v1" ‖ session id ‖ LE32(index) ‖ share)
+  // SHA-256("gopa/randomness/v2" ‖ session id ‖ LE32(attempt) ‖ LE32(index) ‖ share); attempts
+  // after the first (restarts) carry no noise-seed commitments.
+  Key32 randomness_commitment{};
   std::vector<Point> seed_commitments;  // noise_seed_count(params) points
   [[nodiscard]] Bytes encode() const;
   [[nodiscard]] static std::optional<SeedCommitMessage> decode(std::span<const std::uint8_t> in,
                                                                std::size_t seeds, std::string* why = nullptr);
 };
-[[nodiscard]] Key32 randomness_commitment(const Bytes32& session_id, std::uint32_t index, const Key32& share);
+[[nodiscard]] Key32 randomness_commitment(const Bytes32& session_id, std::uint32_t attempt, std::uint32_t index,
+                                          const Key32& share);
 
 // Round 3 (noise_seed_reveal): the party's share of the joint randomness.
 struct SeedRevealMessage {

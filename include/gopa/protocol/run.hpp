@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <string_view>
 #include <string>
@@ -58,7 +59,9 @@ namespace gopa::protocol {
 // G (an offset on the wire commitment; the domain proof fails); seed: changes its first noise
 // seed after the public randomness and forges the noise proof the same way (the noise proof
 // fails). Both play a malicious prover through gopa/deviation.hpp.
-enum class CheatKind { range, forge, seed, cancel, noise, output, signature, replay, missing, committee };
+// withhold: keeps its randomness reveal back once it has read the others' (the i-th such cheater
+// in attempt i), forcing a restart of the joint randomness.
+enum class CheatKind { range, forge, seed, cancel, noise, output, signature, replay, missing, committee, withhold };
 [[nodiscard]] const char* cheat_name(CheatKind k) noexcept;
 [[nodiscard]] std::optional<CheatKind> cheat_from_name(std::string_view name) noexcept;
 
@@ -73,6 +76,13 @@ struct RunConfig {
   std::uint64_t seed = 1;  // keys and randomness of the simulated parties (reproducible runs)
   // Progress callback: phase name, items done, items in the phase.
   std::function<void(const std::string&, std::size_t, std::size_t)> progress;
+  // TEST ONLY: a coordinator that closes each of `rounds` at the worst moment for `victim`: after
+  // every other party's entries of the round and before the victim's, which land late.
+  struct EarlyClose {
+    std::uint32_t victim = 0;
+    std::set<std::uint32_t> rounds;
+  };
+  std::optional<EarlyClose> early_close;
 };
 
 struct PhaseTime {
@@ -97,8 +107,10 @@ struct RunReport {
   std::vector<std::uint32_t> committee;
   std::size_t committee_attempts = 0;
   std::size_t committee_bytes = 0;
-  // Non-empty when no result was released (hidden noise incomplete: a committee member's share is
-  // missing); estimate is then empty.
+  std::uint32_t randomness_restarts = 0;  // restarts of the joint randomness (withheld reveals)
+  // Non-empty when no result was released, with the reason (the randomness lost a reveal in every
+  // allowed attempt, a late masked value of an excluded party, a seed still owed after the
+  // recovery round, hidden noise incomplete); estimate is then empty.
   std::string withheld;
 };
 
@@ -149,6 +161,11 @@ struct PartyOutcome {
   // recomputation over the board (then estimate and counted are the recomputation's), or some of
   // its entries were refused (a round closed out of order).
   std::string coordinator_problem;
+  // Non-empty when the session ended without a result (the reason, as every reader computes it),
+  // or when this party stopped early: it refused a round closed too soon, or found itself
+  // excluded before its masked value (which it then never posts).
+  std::string withheld;
+  std::string stopped;
 };
 
 // Runs party `index` to the end of the session found on the board (waits for its setup).
@@ -185,6 +202,8 @@ struct AuditReport {
   std::vector<double> estimate;                      // recomputed from the board
   std::vector<std::uint32_t> counted;
   std::optional<SessionParams> params;               // the session's posted parameters, once read
+  // Parties whose x_u + η_u follows from the board (the check "no party's input computable").
+  std::vector<std::uint32_t> exposed;
   bool log_ok = true;                                // false: the log itself is inconsistent
   [[nodiscard]] bool all_passed() const;
 };
