@@ -607,3 +607,32 @@ TEST_CASE("certificate at n = 10,000: the plan table's parameters at the k that 
   // A quarter of the pairwise noise is not enough.
   CHECK(certify_session(session(10000, 1, k, 0.0554, 13.7 / 4, 9), 0.5, 1e-5).epsilon > 1.0);
 }
+
+TEST_CASE("certificate: the L2 ball is certified for sensitivity 2C, the box for M·√d", "[privacy][requirement]") {
+  SessionParams box = session(300, 1, 16, 0.3, 30.0, 3);
+  box.dim = 16;
+  box.sigma_eta *= 4.0;
+  box.sigma_delta *= 4.0;
+  box.input_max = std::uint64_t{1} << 16;  // M = 1
+  SessionParams ball = box;
+  ball.input_domain = InputDomain::l2_ball;  // C = 1
+  REQUIRE_FALSE(ball.validate().has_value());
+  const Certificate cb = certify_session(box, 0.5, 1e-5);
+  const Certificate cl = certify_session(ball, 0.5, 1e-5);
+  REQUIRE(cb.certified);
+  REQUIRE(cl.certified);
+  CHECK_FALSE(cb.ball);
+  CHECK(cl.ball);
+  CHECK(cb.sensitivity == Approx(4.0));  // M·√d = 1 · √16
+  CHECK(cb.coordinate_sensitivity == 1.0);
+  CHECK(cl.sensitivity == 2.0);  // 2C, whatever d
+  CHECK(cl.coordinate_sensitivity == 2.0);
+  CHECK(cl.epsilon_per_coordinate == cl.epsilon);
+  // The same graphs (same seed, the domain aside): μ scales with the sensitivity.
+  CHECK(cl.worst_mu / cb.worst_mu == Approx(0.5).epsilon(0.2));
+  CHECK(cl.epsilon < cb.epsilon);
+  // The ball's sensitivity does not grow with d.
+  SessionParams ball4 = ball;
+  ball4.dim = 4;
+  CHECK(certify_session(ball4, 0.5, 1e-5).sensitivity == 2.0);
+}
