@@ -7,7 +7,8 @@
 //   Bytes32 sid = p.session_id();            // SHA-256("gopa/session/v1" ‖ encode())
 //
 // Fixed point (DESIGN.md §6): a real v is the integer round(v · 2^f); inputs are integers in
-// [0, M] (input_max; the caller maps its domain onto that range), noise terms are signed
+// [0, M] (input_max; the caller maps its domain onto that range) for the box, signed integers
+// with Σ x_j² ≤ C² (C = input_max) for the L2 ball; noise terms are signed
 // integers with |term| < 2^noise_bits. validate() checks that the sum over all parties of
 // input + every pairwise term + own noise stays below ℓ/2 in absolute value, so the average
 // decoded from Z_ℓ is exact.
