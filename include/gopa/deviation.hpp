@@ -68,6 +68,9 @@ struct Deviation {
   std::function<void(sampling::EncProof&)> on_enc_responses;
   // Every mask and nonce drawn from one fixed seed, identical in every proof (nonce reuse).
   bool reuse_nonces = false;
+  // L2-ball prover: values outside the ball proven anyway, with their bit decompositions
+  // truncated (a witness that breaks the circuit's constraints).
+  bool prove_outside_domain = false;
 };
 
 namespace detail {

@@ -1,6 +1,7 @@
 // `gopa bench proofs`: proof sizes, prove / verify medians, the straightforward-verifier
 // baseline and batch verification, for range proofs and circuits (docs/proofs.md).
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -15,6 +16,7 @@
 
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/circuit.hpp"
+#include "gopa/sigma/ball.hpp"
 #include "gopa/sigma/range.hpp"
 #include "sigma_commands.hpp"
 
@@ -33,6 +35,7 @@ struct BenchOptions {
   unsigned max_d = 64;
   bool ranges = true;
   bool circuits = true;
+  bool balls = true;  // input-domain proofs at b = 32: the L2 ball and the box, d = 16 and 256
   bool wall = false;
 };
 
@@ -161,6 +164,70 @@ Row bench_range(unsigned bits, std::size_t d, const BenchOptions& o) {
   return row;
 }
 
+// The L2-ball proof of a session's inputs (radius C = 2^16 at b = 32: ‖x‖₂ ≤ 1 at 16 fractional
+// bits), random vectors in the ball: sizes, prove and verify medians, batch verification.
+Row bench_ball(unsigned bits, std::size_t d, const BenchOptions& o) {
+  DeterministicRng rng(bits * 7000 + d);
+  const std::uint64_t radius = std::uint64_t{1} << 16;
+  auto gens = GeneratorSet::get("gopa", sigma::ball_generators(bits, d));
+  std::vector<sigma::BallStatement> sts;
+  std::vector<sigma::BallProof> prs;
+  std::vector<double> prove_t;
+  auto make = [&] {
+    // Coordinates of magnitude below C/√d: the vector is in the ball.
+    const auto bound = static_cast<std::uint64_t>(static_cast<double>(radius) / std::sqrt(static_cast<double>(d)));
+    std::vector<SecretScalar> v, r;
+    sigma::BallStatement st{bits, radius, {}};
+    for (std::size_t j = 0; j < d; ++j) {
+      const auto x = static_cast<std::int64_t>(rng.uniform(2 * bound + 1)) - static_cast<std::int64_t>(bound);
+      v.push_back(SecretScalar::from_i64(x));
+      r.push_back(SecretScalar::random(rng));
+      st.commitments.push_back(commit(v.back(), r.back(), *gens));
+    }
+    std::optional<sigma::BallProof> p;
+    prove_t.push_back(time_ms([&] {
+      Transcript t(kLabel);
+      p = sigma::prove_ball(t, *gens, bits, radius, st.commitments, v, r, rng);
+    }));
+    if (!p) fail("prove_ball");
+    sts.push_back(std::move(st));
+    prs.push_back(std::move(*p));
+  };
+  for (unsigned i = 0; i < o.reps; ++i) make();
+  while (prs.size() < o.batch && median(prove_t) * static_cast<double>(prs.size()) < 1500.0) make();
+  Row row{"ball", bits, d, sigma::ball_circuit(bits, d)->gates.size(), prs[0].encode().size()};
+  row.prove_ms = median(prove_t);
+  std::vector<double> vt;
+  for (unsigned i = 0; i < o.reps; ++i) {
+    const std::size_t k = i % prs.size();
+    vt.push_back(time_ms([&] {
+      Transcript t(kLabel);
+      if (!sigma::verify_ball(t, *gens, sts[k], prs[k])) fail("verify_ball");
+    }));
+  }
+  row.verify_ms = median(vt);
+  std::vector<double> bt;
+  for (unsigned i = 0; i < std::min(o.reps, 3U); ++i) {
+    std::vector<Transcript> ts;
+    for (std::size_t k = 0; k < prs.size(); ++k) ts.emplace_back(kLabel);
+    bt.push_back(time_ms([&] {
+      if (!sigma::batch_verify_ball(ts, *gens, sts, prs, rng)) fail("batch_verify_ball");
+    }));
+  }
+  row.batch_n = row.distinct = prs.size();
+  row.batch_ms = median(bt) / static_cast<double>(prs.size());
+  return row;
+}
+
+// The box proof of the same inputs for comparison: one range proof over the 2d values x_j and
+// M − x_j (docs/protocol.md § Input-domain proof).
+Row bench_box(unsigned bits, std::size_t d, const BenchOptions& o) {
+  Row row = bench_range(bits, 2 * d, o);
+  row.kind = "box";
+  row.d = d;
+  return row;
+}
+
 // The benchmark circuit: x committed, y secret, acc_{i+1} = (acc_i + i)·y, public output.
 void build_chain(sigma::CircuitBuilder& b, std::size_t gates, const Scalar& out) {
   sigma::LinComb x = b.committed(SecretScalar::from_u64(3));
@@ -255,8 +322,8 @@ std::string fmt(double v, int decimals = 3) {
 }
 
 std::string params(const Row& r) {
-  return r.kind == "range" ? "b=" + std::to_string(r.bits) + " d=" + std::to_string(r.d)
-                           : "gates=" + std::to_string(r.gates);
+  return r.kind == "circuit" ? "gates=" + std::to_string(r.gates)
+                             : "b=" + std::to_string(r.bits) + " d=" + std::to_string(r.d);
 }
 
 struct Target {
@@ -303,6 +370,11 @@ int run_bench(const BenchOptions& o) {
         if (d <= o.max_d) note(bench_range(bits, d, o));
   if (o.circuits)
     for (unsigned lg = 8; lg <= o.max_gates_log; ++lg) note(bench_circuit(std::size_t{1} << lg, o));
+  if (o.balls)
+    for (std::size_t d : {16U, 256U}) {
+      note(bench_ball(32, d, o));
+      note(bench_box(32, d, o));
+    }
   if (progress) std::fprintf(stderr, "\n");
   const auto tg = targets(rows);
   if (o.json) {
@@ -363,8 +435,9 @@ int run_bench(const BenchOptions& o) {
 void add_bench_proofs_command(CLI::App& bench, Context& ctx) {
   auto o = std::make_shared<BenchOptions>();
   CLI::App* cmd = bench.add_subcommand(
-      "proofs", "Range proofs (b = 8..64, d = 1..64) and circuits (2^8..2^14 gates): sizes, "
-                "prove/verify medians, naive verifier, batch verification");
+      "proofs", "Range proofs (b = 8..64, d = 1..64), circuits (2^8..2^14 gates) and input-domain proofs "
+                "(L2 ball and box at b = 32, d = 16 and 256): sizes, prove/verify medians, naive verifier, "
+                "batch verification");
   auto* json = cmd->add_flag("--json", o->json, "JSON output");
   cmd->add_flag("--csv", o->csv, "CSV output (not with --json)")->excludes(json);
   cmd->add_flag("--wall", o->wall, "Wall-clock time instead of the thread's CPU time");
@@ -380,12 +453,17 @@ void add_bench_proofs_command(CLI::App& bench, Context& ctx) {
   cmd->add_option("--max-d", o->max_d, "Largest number of values per range proof")
       ->check(CLI::Range(1U, 64U))
       ->capture_default_str();
-  auto only = std::make_shared<std::pair<bool, bool>>(false, false);
-  auto* ranges_only = cmd->add_flag("--ranges-only", only->first, "Only range proofs");
-  cmd->add_flag("--circuits-only", only->second, "Only circuits (not with --ranges-only)")->excludes(ranges_only);
+  auto only = std::make_shared<std::array<bool, 3>>();
+  auto* ranges_only = cmd->add_flag("--ranges-only", (*only)[0], "Only range proofs");
+  auto* circuits_only =
+      cmd->add_flag("--circuits-only", (*only)[1], "Only circuits (not with --ranges-only)")->excludes(ranges_only);
+  cmd->add_flag("--domains-only", (*only)[2], "Only the input-domain proofs (L2 ball and box)")
+      ->excludes(ranges_only)
+      ->excludes(circuits_only);
   cmd->callback([&ctx, o, only] {
-    if (only->first) o->circuits = false;
-    if (only->second) o->ranges = false;
+    if ((*only)[0]) o->circuits = o->balls = false;
+    if ((*only)[1]) o->ranges = o->balls = false;
+    if ((*only)[2]) o->ranges = o->circuits = false;
     ctx.run = [o] { return run_bench(*o); };
   });
 }

@@ -345,7 +345,8 @@ void add_party_commands(CLI::App& app, Context& ctx) {
       ->required();
   party->add_option("--id", p->id, "this party's index in the roster (0-based)")->required();
   party->add_option("--keys", p->keys, "secret key file from `gopa keys`")->required();
-  party->add_option("--input", p->input, "the private value(s), comma-separated, in [0, --input-max of the session]")->required();
+  party->add_option("--input", p->input, "the private value(s), comma-separated: each in [0, M] (box), or signed with L2 norm at most the radius C "
+                    "(l2-ball); the session's --input-max is M or C")->required();
   party->add_option("--epsilon", p->requirement.epsilon,
                     "refuse a session whose parameters do not certify this ε for this party's whole input (default 1)");
   party->add_option("--delta", p->requirement.delta,

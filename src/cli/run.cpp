@@ -79,9 +79,10 @@ void put_params(json& j, const gp::SessionParams& p) {
   j["round_timeout_ms"] = p.round_timeout_ms;
 }
 
-// Parses FILE.csv: one row per party, d comma-separated real numbers in [0, max]; '#' comments
-// and blank lines skipped; a first row in which no cell is a number is a header.
-CsvInputs read_inputs(const std::string& path, std::uint32_t dim, double max) {
+// Parses FILE.csv: one row per party, d comma-separated real numbers, each in [0, max] (box) or
+// signed with the row's L2 norm at most max (ball); '#' comments and blank lines skipped; a first
+// row in which no cell is a number is a header.
+CsvInputs read_inputs(const std::string& path, std::uint32_t dim, double max, bool ball) {
   std::ifstream in(path);
   if (!in) throw UsageError("--inputs: cannot open '" + path + "'");
   CsvInputs out;
@@ -111,7 +112,7 @@ CsvInputs read_inputs(const std::string& path, std::uint32_t dim, double max) {
       if (!parse_number(cell, v)) {
         throw UsageError(path + ":" + std::to_string(lineno) + ": '" + cell + "' is not a number");
       }
-      if (v < 0 || v > max) {
+      if (!ball && (v < 0 || v > max)) {
         char m[64];
         std::snprintf(m, sizeof m, "%g", max);
         throw UsageError(path + ":" + std::to_string(lineno) + ": " + cell + " is outside the input domain [0, " + m +
@@ -122,6 +123,16 @@ CsvInputs read_inputs(const std::string& path, std::uint32_t dim, double max) {
     if (row.size() != dim) {
       throw UsageError(path + ":" + std::to_string(lineno) + ": expected " + std::to_string(dim) +
                        " values (--dim), found " + std::to_string(row.size()));
+    }
+    if (ball) {
+      double n2 = 0;
+      for (const double v : row) n2 += v * v;
+      if (std::sqrt(n2) > max) {
+        char m[96];
+        std::snprintf(m, sizeof m, "‖x‖₂ = %.6g exceeds the L2 ball's radius C = %g", std::sqrt(n2), max);
+        throw UsageError(path + ":" + std::to_string(lineno) + " (party " + std::to_string(out.rows.size()) + "): " + m +
+                         " (see --input-max; clip the row first)");
+      }
     }
     out.rows.push_back(std::move(row));
   }
@@ -135,9 +146,14 @@ int run_run(const RunArgs& args) {
   check_session_options(a);
   // Inputs (read and checked before anything is planned or written); a CSV fixes --parties.
   CsvInputs csv;
+  const gp::InputDomain domain = parse_input_domain(a.input_domain);
+  const bool ball = domain == gp::InputDomain::l2_ball;
+  const double max_limit = input_max_limit(domain);
+  if (a.input_max <= 0 || a.input_max >= max_limit) {
+    throw UsageError("--input-max: must be in (0, " + std::to_string(static_cast<int>(max_limit)) + ")");
+  }
   if (!a.inputs.empty()) {
-    if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) throw UsageError("--input-max: must be in (0, 65536)");
-    csv = read_inputs(a.inputs, a.dim, a.input_max);
+    csv = read_inputs(a.inputs, a.dim, a.input_max, ball);
     const auto rows = static_cast<std::uint32_t>(std::min<std::size_t>(csv.rows.size(), 1u << 30));
     if (a.parties_set && rows != a.parties) {
       throw UsageError(a.inputs + ": " + std::to_string(csv.rows.size()) + " rows for " + std::to_string(a.parties) +
@@ -170,16 +186,25 @@ int run_run(const RunArgs& args) {
     }
     if (total >= a.parties) throw UsageError("--cheat/--dropouts: at least one party must stay honest");
   }
-  if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
-    throw UsageError("--input-max: must be in (0, 65536)");
-  }
   std::vector<std::vector<double>> real;
   const bool simulated = a.inputs.empty();
   if (simulated) {
     DeterministicRng rng(a.seed);
+    auto unit = [&rng] { return static_cast<double>(rng.next_u64() >> 11) * 0x1p-53; };  // [0, 1)
     for (std::uint32_t u = 0; u < a.parties; ++u) {
       std::vector<double> row;
-      for (std::uint32_t j = 0; j < a.dim; ++j) row.push_back(a.input_max * static_cast<double>(rng.next_u64() >> 11) * 0x1p-53);
+      if (ball) {
+        // A direction in the cube [−1, 1]^d scaled to a norm uniform in [0, C).
+        double n2 = 0;
+        for (std::uint32_t j = 0; j < a.dim; ++j) {
+          row.push_back(2.0 * unit() - 1.0);
+          n2 += row.back() * row.back();
+        }
+        const double scale = n2 > 0 ? a.input_max * unit() / std::sqrt(n2) : 0.0;
+        for (double& x : row) x *= scale;
+      } else {
+        for (std::uint32_t j = 0; j < a.dim; ++j) row.push_back(a.input_max * unit());
+      }
       real.push_back(row);
     }
   } else {
@@ -218,6 +243,16 @@ int run_run(const RunArgs& args) {
   std::vector<double> mean(a.dim, 0.0);
   for (const auto& row : real) {
     std::vector<std::uint64_t> fx;
+    if (ball) {
+      const auto x = p.fixed_ball_input(row);
+      if (!x) throw UsageError("input of party " + std::to_string(cfg.inputs.size()) + " is outside the L2 ball of radius --input-max");
+      for (std::uint32_t j = 0; j < a.dim; ++j) {
+        fx.push_back(static_cast<std::uint64_t>((*x)[j]));  // two's complement (RunConfig::inputs)
+        mean[j] += row[j] / a.parties;
+      }
+      cfg.inputs.push_back(std::move(fx));
+      continue;
+    }
     for (std::uint32_t j = 0; j < a.dim; ++j) {
       const auto x = p.fixed_input(row[j]);
       if (!x) throw UsageError("input of party " + std::to_string(cfg.inputs.size()) + ", coordinate " + std::to_string(j) +
@@ -310,8 +345,13 @@ int run_run(const RunArgs& args) {
       std::printf("parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  noise: %s, %u fractional bits, proven\n", a.parties, a.dim,
                   p.neighbors, p.sigma_eta, p.sigma_delta, gp::sampler_name(p.sampler), p.sampler_precision);
     }
-    std::printf("input domain: [0, %.10g] per coordinate (M = %llu / 2^%u, proven for every party)\n", p.input_max_real(),
-                static_cast<unsigned long long>(p.input_max), p.frac_bits);
+    if (p.input_domain == gp::InputDomain::l2_ball) {
+      std::printf("input domain: the L2 ball ‖x‖₂ <= %.10g (C = %llu / 2^%u, proven for every party)\n", p.input_max_real(),
+                  static_cast<unsigned long long>(p.input_max), p.frac_bits);
+    } else {
+      std::printf("input domain: [0, %.10g] per coordinate (M = %llu / 2^%u, proven for every party)\n", p.input_max_real(),
+                  static_cast<unsigned long long>(p.input_max), p.frac_bits);
+    }
     std::printf("privacy: %s\n", privacy.c_str());
     if (!r.withheld.empty()) std::printf("result withheld: %s\n", r.withheld.c_str());
     for (std::uint32_t j = 0; j < a.dim && j < 8 && j < r.estimate.size(); ++j) {
@@ -328,8 +368,8 @@ int run_run(const RunArgs& args) {
                   d == r.deviating.end() ? "" : (d->second + "]").c_str());
     }
     std::printf("proof bytes per party: %zu (%s)\n", r.proof_bytes_per_party,
-                p.noise == gp::NoiseMode::hidden ? "range + noise commitment + output; the committee's log is above"
-                                                 : "range + noise + output");
+                p.noise == gp::NoiseMode::hidden ? "input domain + noise commitment + output; the committee's log is above"
+                                                 : "input domain + noise + output");
     std::printf("time:");
     for (const auto& ph : r.phases) std::printf(" %s %.2fs;", ph.name.c_str(), ph.seconds);
     std::printf(" audit %.2fs\n", audit_s);
@@ -443,10 +483,11 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       "4 I/O error.");
   add_session_options(run, *a);
   run->add_option("--inputs", a->inputs,
-                  "CSV file: one row per party (it fixes --parties), --dim numbers in [0, --input-max]; a first row "
-                  "with no number in it is a header; default: simulated uniform inputs (then --parties is required)");
+                  "CSV file: one row per party (it fixes --parties), --dim numbers in [0, --input-max] (with --input-domain "
+                  "l2-ball: signed, each row's L2 norm at most --input-max); a first row with no number in it is a "
+                  "header; default: simulated uniform inputs (then --parties is required)");
   run->add_option("--cheat", a->cheats,
-                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range, forge (an input below 0 behind a domain "
+                  "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range (an input outside the domain), forge (an input below 0 behind a domain "
                   "proof forged along G), seed (a noise seed changed after the public randomness, proof forged along G), "
                   "cancel, noise, output, signature, replay, missing, or committee (with --noise hidden: a committee member deviates inside the hidden-sample protocol)")
       ->expected(1)

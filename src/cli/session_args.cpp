@@ -25,7 +25,11 @@ void add_session_options(CLI::App* cmd, SessionArgs& a) {
          "number of parties n, 2.." + std::to_string(gp::SessionParams::kMaxParties))
       ->check(CLI::Range(2u, gp::SessionParams::kMaxParties));
   cmd->add_option("--dim", a.dim, "coordinates per input, 1..4096 (default 1)")->check(CLI::Range(1u, 4096u));
-  cmd->add_option("--input-max", a.input_max, "upper end of the input domain [0, M] (the sensitivity; default 1)");
+  cmd->add_option("--input-domain", a.input_domain,
+                  "box: every coordinate in [0, M] (default); l2-ball: signed vectors with ‖x‖₂ <= C, as clipped "
+                  "gradients (L2 sensitivity 2C instead of M·√d)");
+  cmd->add_option("--input-max", a.input_max,
+                  "the box's upper end M, or the ball's radius C with --input-domain l2-ball (default 1)");
   cmd->add_option_function<double>(
       "--epsilon", [&a](const double& v) { a.epsilon = v; a.epsilon_set = true; },
       "ε of the (ε, δ) guarantee for each party's whole input vector, replace-one (default 1; not with --sigma-eta/--sigma-delta)");
@@ -104,9 +108,11 @@ std::string colluders(const gp::Certificate& c) {
 
 std::string claim(const gp::Certificate& c) {
   if (!c.certified) return "no (ε, δ) certified: " + c.why + "; " + colluders(c);
+  const std::string domain =
+      c.ball ? "one party's vector in the L2 ball ‖x‖₂ ≤ C = " + g3(c.sensitivity / 2) + " replaced by another, L2 sensitivity 2C = "
+             : "one party's vector in [0, M]^" + std::to_string(c.dim) + " replaced, L2 sensitivity M·√d = ";
   std::string s = "(ε=" + up4(c.epsilon) + ", δ=" + g3(c.delta) + ")-DP for each party's whole input (" +
-                  gp::kNeighbouring + ": one party's vector in [0, M]^" + std::to_string(c.dim) +
-                  " replaced, L2 sensitivity M·√d = " + g3(c.sensitivity) + "), " + colluders(c) + "; δ = " +
+                  gp::kNeighbouring + ": " + domain + g3(c.sensitivity) + "), " + colluders(c) + "; δ = " +
                   g3(c.delta_accountant) + " accountant (worst of " + std::to_string(c.trials) + " sampled k=" +
                   std::to_string(c.k) + " graphs) + " + g3(c.graph_failure) +
                   " P(honest subgraph disconnected, union bound over " + std::to_string(c.randomness_candidates) +
@@ -114,7 +120,7 @@ std::string claim(const gp::Certificate& c) {
   if (c.hidden) {
     s += " + " + g3(c.committee_captured) + " P(all " + std::to_string(c.committee) + " committee members collude)";
   }
-  if (c.dim > 1) s += "; one coordinate alone: ε=" + up4(c.epsilon_per_coordinate);
+  if (c.dim > 1 && !c.ball) s += "; one coordinate alone: ε=" + up4(c.epsilon_per_coordinate);
   return s;
 }
 
@@ -143,10 +149,24 @@ gp::Certificate certify(const gp::SessionParams& p, const SessionArgs& a) {
 constexpr double kGraphShare = 0.1;
 constexpr double kCommitteeShare = 0.5;
 
+gp::InputDomain parse_input_domain(const std::string& name) {
+  if (name == "box") return gp::InputDomain::box;
+  if (name == "l2-ball") return gp::InputDomain::l2_ball;
+  throw UsageError("--input-domain '" + name + "': must be box or l2-ball");
+}
+
+double input_max_limit(gp::InputDomain d) { return d == gp::InputDomain::l2_ball ? 32768.0 : 65536.0; }
+
 PlannedSession plan_session(const SessionArgs& a) {
   check_session_options(a);
-  if (a.input_max <= 0 || a.input_max * 65536.0 >= 4294967296.0) {
-    throw UsageError("--input-max: must be in (0, 65536)");
+  const gp::InputDomain domain = parse_input_domain(a.input_domain);
+  const double max_limit = input_max_limit(domain);
+  if (a.input_max <= 0 || a.input_max >= max_limit) {
+    throw UsageError("--input-max: must be in (0, " + std::to_string(static_cast<int>(max_limit)) + ")" +
+                     (domain == gp::InputDomain::l2_ball ? " for the L2 ball" : ""));
+  }
+  if (domain == gp::InputDomain::l2_ball && a.dim > 1024) {
+    throw UsageError("--dim: the L2 ball is proven for at most 1024 coordinates");
   }
   if (a.parties > gp::SessionParams::kMaxParties) {
     throw UsageError("--parties: at most " + std::to_string(gp::SessionParams::kMaxParties) +
@@ -160,9 +180,10 @@ PlannedSession plan_session(const SessionArgs& a) {
   gp::SessionParams p = gp::SessionParams::defaults(a.parties, a.dim);
   p.input_bits = 32;
   p.frac_bits = 16;
-  // M in fixed point, rounded down: the proven domain [0, M] never exceeds the one asked for.
+  p.input_domain = domain;
+  // M (or C) in fixed point, rounded down: the proven domain never exceeds the one asked for.
   const auto m = p.fixed_input_max(a.input_max);
-  if (!m) throw UsageError("--input-max: must be at least 2^-16 and below 65536");
+  if (!m) throw UsageError("--input-max: must be at least 2^-16 and below " + std::to_string(static_cast<int>(max_limit)));
   p.input_max = *m;
   p.round_timeout_ms = a.round_timeout_ms;
   p.min_round_ms = a.min_round_ms != 0 ? a.min_round_ms : std::min<std::uint32_t>(5'000, a.round_timeout_ms);
@@ -237,8 +258,9 @@ PlannedSession plan_session(const SessionArgs& a) {
   req.honest_fraction = a.honest_fraction;
   req.epsilon = a.epsilon;
   req.delta = a.delta - graph_budget - committee_budget;
-  // The whole vector: x_u ∈ [0, M]^d replaced by another point of the box moves it by M·√d in L2.
-  req.sensitivity = p.input_max_real() * std::sqrt(static_cast<double>(a.dim));
+  // The whole vector: x_u ∈ [0, M]^d replaced by another point of the box moves it by M·√d in L2;
+  // a point of the ball ‖x‖₂ ≤ C replaced by another, by 2C (docs/privacy.md §1.1).
+  req.sensitivity = p.input_sensitivity();
   req.dim = a.dim;
   req.trials = 100;
   req.seed = a.seed;
@@ -365,6 +387,7 @@ nlohmann::json certificate_json(const gp::Certificate& c) {
           {"randomness_candidates", c.randomness_candidates},
           {"committee", c.committee},
           {"neighbouring_relation", gp::kNeighbouring},
+          {"input_domain", c.ball ? "l2-ball" : "box"},
           {"sensitivity", c.sensitivity},
           {"coordinate_sensitivity", c.coordinate_sensitivity},
           {"epsilon_per_coordinate", finite(c.epsilon_per_coordinate)},

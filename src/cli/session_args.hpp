@@ -38,6 +38,7 @@ struct SessionArgs {
   std::uint32_t parties = 0;
   std::uint32_t dim = 1;
   double input_max = 1.0;
+  std::string input_domain = "box";  // box | l2-ball
   double epsilon = 1.0;
   double delta = 1e-5;
   double honest_fraction = 0.5;
@@ -61,7 +62,7 @@ struct SessionArgs {
 // ε), --committee without --noise hidden.
 void check_session_options(const SessionArgs& a);
 
-// --parties (not required: the CSV or the roster may fix it), --dim, --input-max, --epsilon, --delta, --honest-fraction, --neighbors,
+// --parties (not required: the CSV or the roster may fix it), --dim, --input-domain, --input-max, --epsilon, --delta, --honest-fraction, --neighbors,
 // --sigma-eta, --sigma-delta, --sampler, --sampler-precision, --noise, --committee.
 void add_session_options(CLI::App* cmd, SessionArgs& a);
 
@@ -72,8 +73,8 @@ struct PlannedSession {
   std::string privacy;                // one sentence stating the guarantee (or that none is certified)
 };
 
-// Validated parameters (fresh nonce), planned for the whole input vector (L2 sensitivity M·√d,
-// replace-one) so that δ = the accountant's δ + P(honest subgraph disconnected) + P(committee
+// Validated parameters (fresh nonce), planned for the whole input vector (L2 sensitivity M·√d
+// for the box, 2C for the L2 ball; replace-one) so that δ = the accountant's δ + P(honest subgraph disconnected) + P(committee
 // captured) meets --delta, and the certificate of what they give; throws UsageError naming the bad
 // option, or saying why no parameters meet (ε, δ) (for example --neighbors too small).
 [[nodiscard]] PlannedSession plan_session(const SessionArgs& a);
@@ -91,6 +92,13 @@ void check_board_path(const std::string& board);
 // dropped out before publishing anything (protocol::kDroppedOutReason) did not; a
 // session where only such parties are missing and every check passes exits 0, not 1.
 [[nodiscard]] bool anyone_misbehaved(const std::map<std::uint32_t, std::string>& parties);
+
+// The input domain of --input-domain ("box" or "l2-ball"), or a UsageError.
+[[nodiscard]] protocol::InputDomain parse_input_domain(const std::string& name);
+
+// The largest --input-max of a domain at the sessions' 32 input bits and 16 fractional bits: the
+// box's M below 2^16, the ball's C below 2^15 (2C must fit the 32-bit proof of x_j + C).
+[[nodiscard]] double input_max_limit(protocol::InputDomain d);
 
 // The sentence stating what a certificate certifies (or why nothing is).
 [[nodiscard]] std::string privacy_sentence(const protocol::Certificate& c);

@@ -403,8 +403,8 @@ Bytes CommitMessage::encode() const {
   for (auto v : neighbours) w.u32(v);
   for (const auto& p : edge_terms) w.point(p);
   for (const auto& p : noise) w.point(p);
-  w.u32(static_cast<std::uint32_t>(range_proof.size()));
-  w.bytes(range_proof);
+  w.u32(static_cast<std::uint32_t>(domain_proof.size()));
+  w.bytes(domain_proof);
   w.u32(static_cast<std::uint32_t>(noise_proof.size()));
   w.bytes(noise_proof);
   return w.take();
@@ -435,10 +435,10 @@ std::optional<CommitMessage> CommitMessage::decode(std::span<const std::uint8_t>
   for (std::size_t i = 0; i < static_cast<std::size_t>(deg) * dim; ++i) m.edge_terms.push_back(r.point("edge commitment"));
   if (!r.need(static_cast<std::size_t>(dim) * 32, "noise commitments")) return std::nullopt;
   for (std::uint32_t j = 0; j < dim; ++j) m.noise.push_back(r.point("noise commitment"));
-  const std::uint32_t len = r.u32("range proof length");
-  auto proof = r.bytes(len, "range proof");
+  const std::uint32_t len = r.u32("input-domain proof length");
+  auto proof = r.bytes(len, "input-domain proof");
   if (!r.ok()) return std::nullopt;
-  m.range_proof.assign(proof.begin(), proof.end());
+  m.domain_proof.assign(proof.begin(), proof.end());
   const std::uint32_t noise_len = r.u32("noise proof length");
   auto noise = r.bytes(noise_len, "noise proof");
   if (!r.ok()) return std::nullopt;

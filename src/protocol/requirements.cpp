@@ -69,8 +69,10 @@ Certificate certify_session(const SessionParams& p, double honest_fraction, doub
   c.sigma_delta = p.sigma_delta;
   c.hidden = p.noise == NoiseMode::hidden;
   c.committee = c.hidden ? p.committee : 0;
-  c.coordinate_sensitivity = p.input_max_real();
-  c.sensitivity = c.coordinate_sensitivity * std::sqrt(static_cast<double>(p.dim));
+  // Replace-one (docs/privacy.md §1.1): M·√d for the box [0, M]^d, 2C for the L2 ball.
+  c.ball = p.input_domain == InputDomain::l2_ball;
+  c.coordinate_sensitivity = p.coordinate_sensitivity();
+  c.sensitivity = p.input_sensitivity();
   c.delta = delta;
   c.trials = trials;
   c.epsilon = c.epsilon_per_coordinate = kInf;
@@ -119,7 +121,7 @@ Certificate certify_session(const SessionParams& p, double honest_fraction, doub
   }
   c.worst_mu = worst;
   c.epsilon = epsilon_for(worst, c.delta_accountant);
-  c.epsilon_per_coordinate = epsilon_for(worst / std::sqrt(static_cast<double>(p.dim)), c.delta_accountant);
+  c.epsilon_per_coordinate = epsilon_for(worst * c.coordinate_sensitivity / c.sensitivity, c.delta_accountant);
   if (!std::isfinite(c.epsilon)) {
     c.why = c.hidden ? "a sampled honest subgraph leaves a party without a path to the committee member"
                      : "mu = " + num(worst) + ": no epsilon up to 10^6 at delta " + num(c.delta_accountant);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <atomic>
 #include <map>
@@ -23,6 +24,7 @@
 #include "gopa/protocol/noise.hpp"
 #include "gopa/protocol/output.hpp"
 #include "gopa/deviation.hpp"
+#include "gopa/sigma/ball.hpp"
 #include "gopa/sigma/range.hpp"
 #include "gopa/transcript.hpp"
 
@@ -99,10 +101,34 @@ Transcript party_transcript(const Bytes32& sid, std::uint32_t index, std::string
   return t;
 }
 
-// The input-domain proof is one range proof over 2d values: x_j and M − x_j, each in
-// [0, 2^input_bits), which with M < 2^input_bits and 2^(input_bits+1) < ℓ means x_j ∈ [0, M].
-std::shared_ptr<const GeneratorSet> range_gens(const SessionParams& p) {
+// The input-domain proof (docs/protocol.md § Input-domain proof). Box: one range proof over 2d
+// values, x_j and M − x_j, each in [0, 2^input_bits), which with M < 2^input_bits and
+// 2^(input_bits+1) < ℓ means x_j ∈ [0, M]. L2 ball: one ball proof (sigma/ball.hpp) that the d
+// committed x_j have Σ x_j² ≤ C², C = input_max. The generator set serves every proof of a party.
+std::shared_ptr<const GeneratorSet> domain_gens(const SessionParams& p) {
+  if (p.input_domain == InputDomain::l2_ball) {
+    return GeneratorSet::get("gopa", sigma::ball_generators(p.input_bits, p.dim));
+  }
   return GeneratorSet::get("gopa", sigma::range_generators(p.input_bits, 2 * std::size_t{p.dim}));
+}
+
+// A real number for messages (%g: 0.5, not 0.500000).
+std::string fmt_real(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// The `statement` of the party transcript of the input-domain proof.
+std::string_view domain_statement(const SessionParams& p) {
+  return p.input_domain == InputDomain::l2_ball ? "input domain l2" : "input domain";
+}
+
+// A party's input coordinate in Z_ℓ: box inputs are integers in [0, M]; ball inputs are signed,
+// held as two's complement bit patterns (RunConfig::inputs), negatives embedded as ℓ − |v|.
+Scalar input_scalar(const SessionParams& p, std::uint64_t v) {
+  return p.input_domain == InputDomain::l2_ball ? scalar_from_signed(static_cast<std::int64_t>(v))
+                                                : Scalar::from_u64(v);
 }
 
 // The statement of a party's input-domain proof: its d input commitments C_j, then the d
@@ -599,7 +625,7 @@ Point combined_commitment(const CommitMessage& m, const SessionParams& p, std::u
 // Bytes of one party's proofs on the board: range proof, noise proof with its sample
 // commitments, output proof.
 std::size_t proof_bytes(const CommitMessage& c) {
-  return c.range_proof.size() + c.noise_proof.size() + 32 * c.noise.size() + OutputProof::kSize;
+  return c.domain_proof.size() + c.noise_proof.size() + 32 * c.noise.size() + OutputProof::kSize;
 }
 
 // One simulated party: honest unless given a cheat.
@@ -721,51 +747,27 @@ class Party {
   }
 
   CommitMessage commitments(const Bytes32& sid, const SessionParams& p, const Key32& public_randomness) {
-    auto gens = range_gens(p);
+    auto gens = domain_gens(p);
     CommitMessage m;
     std::vector<SecretScalar> values;
     std::vector<Point> honest_commitments;
+    if (p.input_domain == InputDomain::l2_ball && cheat == CheatKind::range) {
+      // Leaves the ball by a little: x_0 raised just past the sphere through the other
+      // coordinates (‖x‖₂ slightly above C), kept consistent in X̂.
+      input_shift_ = Scalar::from_u64(just_outside_ball(p)) - input_scalar(p, input_[0]);
+    }
     for (std::uint32_t j = 0; j < p.dim; ++j) {
-      values.push_back(SecretScalar::from_u64(input_[j]));
+      values.push_back(SecretScalar(input_scalar(p, input_[j]) + (j == 0 ? input_shift_ : Scalar::zero())));
       input_blind_.push_back(SecretScalar::random(rng_));
       honest_commitments.push_back(commit(values.back(), input_blind_.back(), *gens));
     }
-    Transcript t = party_transcript(sid, index_, "input domain");
-    // Witness of the domain proof: x_j and M − x_j, blinders r_j and −r_j.
-    std::vector<SecretScalar> dvalues, dblind;
-    for (std::uint32_t j = 0; j < p.dim; ++j) dvalues.push_back(values[j].clone());
-    for (std::uint32_t j = 0; j < p.dim; ++j) dvalues.push_back(SecretScalar(Scalar::from_u64(p.input_max)) - values[j]);
-    for (std::uint32_t j = 0; j < p.dim; ++j) dblind.push_back(input_blind_[j].clone());
-    for (std::uint32_t j = 0; j < p.dim; ++j) dblind.push_back(-input_blind_[j]);
-    std::optional<sigma::RangeProof> proof;
-    if (cheat == CheatKind::forge) {
-      // Commits to x_0 − K (below 0: the average moves down by K/n), and forges the domain proof
-      // with the binding attack along G: the witness decomposes x_0 for the first value (and
-      // M − x_0 + K, in range, for its upper-end twin), and P carries δ·G with
-      // δ = x_0 − (x_0 − K) = K, fixed before the binding challenge (docs/proofs.md §4.4).
-      const Scalar k = Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1));
-      input_shift_ = -k;
-      honest_commitments[0] += gens->G() * input_shift_;
-      dvalues[p.dim] += SecretScalar(k);  // M − (x_0 − K) = M − x_0 + K < 2^b: a true opening
-      testing::Deviation dev;
-      dev.wire_offsets.push_back({testing::Along::kG, 0, k});
-      testing::ScopedDeviation scope(dev);
-      proof = sigma::prove_range(t, *gens, p.input_bits, input_domain_statement(p, honest_commitments, *gens),
-                                 dvalues, dblind, rng_);
+    if (p.input_domain == InputDomain::l2_ball) {
+      m.domain_proof = ball_proof(sid, p, values, honest_commitments, *gens);
+      m.inputs = honest_commitments;
     } else {
-      proof = sigma::prove_range(t, *gens, p.input_bits, input_domain_statement(p, honest_commitments, *gens),
-                                 dvalues, dblind, rng_);
+      box_proof(sid, p, values, honest_commitments, *gens, m);
     }
-    GOPA_CHECK(proof.has_value(), "inputs are in the domain [0, M]");
-    m.range_proof = proof->encode();
-    m.inputs = honest_commitments;
-    if (cheat == CheatKind::range) {
-      // Commits to x + 2^b instead (and keeps X̂ consistent with that): only the range proof,
-      // made for the in-range value, can catch it.
-      input_shift_ = Scalar::from_u64(std::uint64_t{1} << (p.input_bits == 64 ? 63 : p.input_bits)) +
-                     (p.input_bits == 64 ? Scalar::from_u64(std::uint64_t{1} << 63) : Scalar::zero());
-      m.inputs[0] += gens->G() * input_shift_;
-    }
+
     bool shifted = false;
     for (const auto& [v, z] : edges_) {
       m.neighbours.push_back(v);
@@ -842,13 +844,101 @@ class Party {
     return m;
   }
 
+  // The box proof (x_j and M − x_j in [0, 2^b)) into m, with m.inputs; the cheats `forge` and
+  // `range` deviate here.
+  void box_proof(const Bytes32& sid, const SessionParams& p, const std::vector<SecretScalar>& values,
+                 std::vector<Point> honest_commitments, const GeneratorSet& gens, CommitMessage& m) {
+    Transcript t = party_transcript(sid, index_, domain_statement(p));
+    // Witness of the domain proof: x_j and M − x_j, blinders r_j and −r_j.
+    std::vector<SecretScalar> dvalues, dblind;
+    for (std::uint32_t j = 0; j < p.dim; ++j) dvalues.push_back(values[j].clone());
+    for (std::uint32_t j = 0; j < p.dim; ++j) dvalues.push_back(SecretScalar(Scalar::from_u64(p.input_max)) - values[j]);
+    for (std::uint32_t j = 0; j < p.dim; ++j) dblind.push_back(input_blind_[j].clone());
+    for (std::uint32_t j = 0; j < p.dim; ++j) dblind.push_back(-input_blind_[j]);
+    std::optional<sigma::RangeProof> proof;
+    if (cheat == CheatKind::forge) {
+      // Commits to x_0 − K (below 0: the average moves down by K/n), and forges the domain proof
+      // with the binding attack along G: the witness decomposes x_0 for the first value (and
+      // M − x_0 + K, in range, for its upper-end twin), and P carries δ·G with
+      // δ = x_0 − (x_0 − K) = K, fixed before the binding challenge (docs/proofs.md §4.4).
+      const Scalar k = Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1));
+      input_shift_ = -k;
+      honest_commitments[0] += gens.G() * input_shift_;
+      dvalues[p.dim] += SecretScalar(k);  // M − (x_0 − K) = M − x_0 + K < 2^b: a true opening
+      testing::Deviation dev;
+      dev.wire_offsets.push_back({testing::Along::kG, 0, k});
+      testing::ScopedDeviation scope(dev);
+      proof = sigma::prove_range(t, gens, p.input_bits, input_domain_statement(p, honest_commitments, gens),
+                                 dvalues, dblind, rng_);
+    } else {
+      proof = sigma::prove_range(t, gens, p.input_bits, input_domain_statement(p, honest_commitments, gens),
+                                 dvalues, dblind, rng_);
+    }
+    GOPA_CHECK(proof.has_value(), "inputs are in the domain [0, M]");
+    m.domain_proof = proof->encode();
+    m.inputs = honest_commitments;
+    if (cheat == CheatKind::range) {
+      // Commits to x + 2^b instead (and keeps X̂ consistent with that): only the range proof,
+      // made for the in-range value, can catch it.
+      input_shift_ = Scalar::from_u64(std::uint64_t{1} << (p.input_bits == 64 ? 63 : p.input_bits)) +
+                     (p.input_bits == 64 ? Scalar::from_u64(std::uint64_t{1} << 63) : Scalar::zero());
+      m.inputs[0] += gens.G() * input_shift_;
+    }
+  }
+
+  // The ball proof (‖x‖₂ ≤ C) for the committed inputs; the cheats `forge` (x_0 − K committed,
+  // binding forged along G) and `range` (x just outside the ball, proven with truncated bit
+  // decompositions) deviate here.
+  Bytes ball_proof(const Bytes32& sid, const SessionParams& p, const std::vector<SecretScalar>& values,
+                   std::vector<Point>& commitments, const GeneratorSet& gens) {
+    Transcript t = party_transcript(sid, index_, domain_statement(p));
+    std::optional<sigma::BallProof> proof;
+    if (cheat == CheatKind::forge) {
+      // Commits to x_0 − K, K = 2^b (below −C: the average moves down by K/n), and proves x_0:
+      // P carries δ·G with δ = K, the gap of binding 0, fixed before the binding challenge
+      // (docs/proofs.md §4.4).
+      const Scalar k = Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1)) * Scalar::from_u64(2);
+      input_shift_ = -k;
+      commitments[0] += gens.G() * input_shift_;
+      testing::Deviation dev;
+      dev.wire_offsets.push_back({testing::Along::kG, 0, k});
+      testing::ScopedDeviation scope(dev);
+      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, rng_);
+    } else if (cheat == CheatKind::range) {
+      testing::Deviation dev;
+      dev.prove_outside_domain = true;
+      testing::ScopedDeviation scope(dev);
+      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, rng_);
+    } else {
+      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, rng_);
+    }
+    GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
+    return proof->encode();
+  }
+
+  // The first coordinate that puts this party's input just outside the ball: the smallest
+  // non-negative integer v with v² + Σ_{j≥1} x_j² > C².
+  std::uint64_t just_outside_ball(const SessionParams& p) const {
+    const int128_t c = static_cast<int128_t>(p.input_max);
+    int128_t rest = 0;
+    for (std::size_t j = 1; j < input_.size(); ++j) {
+      const int128_t x = static_cast<std::int64_t>(input_[j]);
+      rest += x * x;
+    }
+    const int128_t room = c * c - rest;  // ≥ 0: the input is in the ball
+    auto v = static_cast<int128_t>(std::sqrt(static_cast<long double>(room)));
+    while (v > 0 && v * v > room) --v;
+    while (v * v <= room) ++v;
+    return static_cast<std::uint64_t>(v);
+  }
+
   MaskedMessage masked(const Bytes32& sid, const SessionParams& p, const CommitMessage& mine) {
-    auto gens = range_gens(p);
+    auto gens = domain_gens(p);
     MaskedMessage m;
     std::vector<Point> combined;
     std::vector<SecretScalar> blind;
     for (std::uint32_t j = 0; j < p.dim; ++j) {
-      Scalar x = Scalar::from_u64(input_[j]) + eta_[j];
+      Scalar x = input_scalar(p, input_[j]) + eta_[j];
       if (j == 0) x += input_shift_;
       SecretScalar r = input_blind_[j] + eta_blind_[j];
       for (const auto& [v, z] : edges_) {
@@ -1051,40 +1141,85 @@ HiddenNoise cached_hidden(const View& v, const Key32& y, ProofCache* cache) {
   return h;
 }
 
-// The range and noise proofs of a group of parties, each kind checked with one batched equation
-// (random weights, one MSM); when a batch fails, every proof of that kind in the group is checked
-// alone, so the verdicts name exactly the invalid ones. Output proofs are checked one by one.
-void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
+// The box proofs of a group of parties: one batched equation, each proof alone when it fails.
+void check_box_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
   const SessionParams& p = v.setup->params;
-  auto gens = range_gens(p);
-  const auto sp = noise_sampler(p);
+  auto gens = domain_gens(p);
   SystemRng rng;
-  // Range proofs.
   std::vector<std::size_t> at;
   std::vector<Transcript> transcripts;
   std::vector<sigma::RangeStatement> statements;
   std::vector<sigma::RangeProof> proofs;
   for (std::size_t i = 0; i < group.size(); ++i) {
     const CommitMessage& m = v.commits.at(group[i]);
-    auto proof = sigma::RangeProof::decode(m.range_proof);
+    auto proof = sigma::RangeProof::decode(m.domain_proof);
     if (!proof || proof->bits != p.input_bits || proof->d != 2 * p.dim || m.inputs.size() != p.dim) {
       out[i].range = "range proof malformed";
       continue;
     }
     at.push_back(i);
-    transcripts.push_back(party_transcript(v.sid, group[i], "input domain"));
+    transcripts.push_back(party_transcript(v.sid, group[i], domain_statement(p)));
     statements.push_back(sigma::RangeStatement{p.input_bits, input_domain_statement(p, m.inputs, *gens)});
     proofs.push_back(std::move(*proof));
   }
   if (!at.empty() && !sigma::batch_verify_range(transcripts, *gens, statements, proofs, rng)) {
     for (std::size_t k = 0; k < at.size(); ++k) {
-      Transcript t = party_transcript(v.sid, group[at[k]], "input domain");
+      Transcript t = party_transcript(v.sid, group[at[k]], domain_statement(p));
       auto r = sigma::verify_range(t, *gens, statements[k], proofs[k]);
       if (!r) out[at[k]].range = std::string("input outside the domain [0, M] (range proof rejected: ") + r.message + ")";
     }
   }
+}
+
+// The L2-ball proofs of a group of parties, the same way.
+void check_ball_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
+  const SessionParams& p = v.setup->params;
+  auto gens = domain_gens(p);
+  SystemRng rng;
+  std::vector<std::size_t> at;
+  std::vector<Transcript> transcripts;
+  std::vector<sigma::BallStatement> statements;
+  std::vector<sigma::BallProof> proofs;
+  for (std::size_t i = 0; i < group.size(); ++i) {
+    const CommitMessage& m = v.commits.at(group[i]);
+    auto proof = sigma::BallProof::decode(m.domain_proof);
+    if (!proof || proof->bits != p.input_bits || proof->d != p.dim || m.inputs.size() != p.dim) {
+      out[i].range = "L2-ball proof malformed";
+      continue;
+    }
+    at.push_back(i);
+    transcripts.push_back(party_transcript(v.sid, group[i], domain_statement(p)));
+    statements.push_back(sigma::BallStatement{p.input_bits, p.input_max, m.inputs});
+    proofs.push_back(std::move(*proof));
+  }
+  if (!at.empty() && !sigma::batch_verify_ball(transcripts, *gens, statements, proofs, rng)) {
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      Transcript t = party_transcript(v.sid, group[at[k]], domain_statement(p));
+      auto r = sigma::verify_ball(t, *gens, statements[k], proofs[k]);
+      if (!r) {
+        out[at[k]].range = "input outside the L2 ball of radius C = " + fmt_real(p.input_max_real()) +
+                           " (L2-ball proof rejected: " + r.message + ")";
+      }
+    }
+  }
+}
+
+// The range and noise proofs of a group of parties, each kind checked with one batched equation
+// (random weights, one MSM); when a batch fails, every proof of that kind in the group is checked
+// alone, so the verdicts name exactly the invalid ones. Output proofs are checked one by one.
+void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
+  const SessionParams& p = v.setup->params;
+  auto gens = domain_gens(p);
+  const auto sp = noise_sampler(p);
+  SystemRng rng;
+  // Input-domain proofs.
+  if (p.input_domain == InputDomain::l2_ball) {
+    check_ball_group(v, group, out);
+  } else {
+    check_box_group(v, group, out);
+  }
   // Noise proofs (private noise; hidden noise is checked against the committee's log in judge()).
-  at.clear();
+  std::vector<std::size_t> at;
   std::vector<std::vector<std::uint64_t>> ys;
   std::vector<circuits::GaussianClaim> claims;
   for (std::size_t i = 0; i < group.size(); ++i) {
@@ -1204,7 +1339,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
                         v.misplaced.empty() ? std::to_string(v.late) + " late entries of closed rounds ignored"
                                             : std::to_string(v.misplaced.size()) + " parties posted entries outside their "
                                               "rounds (ignored, senders named)"});
-  auto gens = range_gens(p);
+  auto gens = domain_gens(p);
 
   // The joint randomness: every party that may take part commits and reveals; an attempt that
   // lost a reveal restarted without the withholders (settle_attempt).
@@ -1267,10 +1402,12 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
       ++range_fail;
     }
   }
+  const std::string domain = p.input_domain == InputDomain::l2_ball
+                                 ? "every input in the L2 ball ‖x‖₂ <= " + fmt_real(p.input_max_real()) + ", C = "
+                                 : "every coordinate in [0, " + fmt_real(p.input_max_real()) + "], M = ";
   out.checks.push_back({"input domain proofs", range_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
                         std::to_string(v.commits.size() - range_fail) + "/" + std::to_string(v.commits.size()) +
-                            " valid (every coordinate in [0, " + std::to_string(p.input_max_real()) + "], M = " +
-                            std::to_string(p.input_max) + " in fixed point)"});
+                            " valid (" + domain + std::to_string(p.input_max) + " in fixed point)"});
 
   // Cancellation: C_uv + C_vu = identity; a failing edge is settled by its revealed seed.
   std::size_t cancel_fail = 0, edges_checked = 0;
@@ -1551,6 +1688,19 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     if (cfg.inputs[u].size() != p.dim) {
       return make_error(Errc::invalid_argument, "input row " + std::to_string(u) + " has the wrong dimension");
     }
+    if (p.input_domain == InputDomain::l2_ball) {
+      std::vector<std::int64_t> x;
+      for (const std::uint64_t v : cfg.inputs[u]) x.push_back(static_cast<std::int64_t>(v));
+      if (!p.in_ball(x)) {
+        long double n2 = 0;
+        for (const std::int64_t v : x) n2 += static_cast<long double>(v) * static_cast<long double>(v);
+        return make_error(Errc::invalid_argument, "input of party " + std::to_string(u) + ": ‖x‖₂ = " +
+                                                      fmt_real(static_cast<double>(std::sqrt(n2))) +
+                                                      " exceeds the ball's radius C = " + std::to_string(p.input_max) +
+                                                      " (fixed point)");
+      }
+      continue;
+    }
     for (std::size_t j = 0; j < p.dim; ++j) {
       if (cfg.inputs[u][j] > p.input_max) {
         return make_error(Errc::invalid_argument, "input of party " + std::to_string(u) + ", coordinate " + std::to_string(j) +
@@ -1806,7 +1956,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
       }
       commits[i] = parties[i]->commitments(sid, p, y);
       std::lock_guard<std::mutex> lock(progress_mu);
-      progress("commitments, range and noise proofs", ++committed, p.parties - cfg.dropouts);
+      progress("commitments, input-domain and noise proofs", ++committed, p.parties - cfg.dropouts);
     });
     for (auto& party : parties) {
       if (!commits[party->index()]) continue;
@@ -1838,7 +1988,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     }
     if (auto e = post_round(kRoundCancelComplaint, std::move(round))) return *e;
     round.clear();
-    phase_done("commit + range and noise proofs");
+    phase_done("commit + input-domain and noise proofs");
   }
 
   // Proof verdicts carry over between the judgements below.
@@ -1989,9 +2139,21 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     return make_error(Errc::invalid_argument, "the session has dim " + std::to_string(p.dim) + " but the input has " +
                                                   std::to_string(o.input.size()) + " values");
   }
-  // Refused before anything is posted: the session proves every coordinate in [0, M].
+  // Refused before anything is posted: the session proves every coordinate in [0, M], or
+  // ‖x‖₂ ≤ C for the ball.
   std::vector<std::uint64_t> input;
-  for (std::size_t j = 0; j < o.input.size(); ++j) {
+  if (p.input_domain == InputDomain::l2_ball) {
+    const auto fx = p.fixed_ball_input(o.input);
+    if (!fx) {
+      double n2 = 0;
+      for (const double x : o.input) n2 += x * x;
+      return make_error(Errc::invalid_argument, "input ‖x‖₂ = " + fmt_real(std::sqrt(n2)) +
+                                                    " is outside this session's input domain, the L2 ball of radius " +
+                                                    fmt_real(p.input_max_real()));
+    }
+    for (const std::int64_t x : *fx) input.push_back(static_cast<std::uint64_t>(x));
+  }
+  for (std::size_t j = 0; j < o.input.size() && p.input_domain == InputDomain::box; ++j) {
     const auto fx = p.fixed_input(o.input[j]);
     if (!fx) {
       return make_error(Errc::invalid_argument, "input coordinate " + std::to_string(j) + " = " + std::to_string(o.input[j]) +

@@ -3,11 +3,13 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 
 #include "gopa/check.hpp"
+#include "gopa/sigma/ball.hpp"
 
 namespace gopa::protocol {
 
@@ -140,7 +142,23 @@ std::optional<std::string> SessionParams::validate() const {
     return "randomness_restarts: at most " + std::to_string(kMaxRandomnessRestarts) + " (got " +
            std::to_string(randomness_restarts) + ")";
   }
-  if (input_domain != InputDomain::box) return "input_domain: only the box [0, M] is supported in this version";
+  if (input_domain == InputDomain::l2_ball) {
+    // The ball proof (docs/protocol.md § Input-domain proof): x_j + C ∈ [0, 2^b) holds for every
+    // x_j ∈ [−C, C] only if 2C < 2^b, and the proof is one circuit over at most 1,024 coordinates.
+    if (input_bits < 64 && input_max >= (std::uint64_t{1} << (input_bits - 1))) {
+      return "input_max: the radius C must be below 2^(input_bits − 1) in fixed point for the L2 ball (got " +
+             std::to_string(input_max) + " at input_bits " + std::to_string(input_bits) + ")";
+    }
+    if (input_bits == 64 && input_max >= (std::uint64_t{1} << 63)) {
+      return "input_max: the radius C must be below 2^63 in fixed point for the L2 ball";
+    }
+    if (dim > sigma::kMaxBallDim) {
+      return "dim: the L2 ball is proven for at most " + std::to_string(sigma::kMaxBallDim) + " coordinates (got " +
+             std::to_string(dim) + ")";
+    }
+  } else if (input_domain != InputDomain::box) {
+    return "input_domain: unknown input domain";
+  }
   if (noise == NoiseMode::private_samples) {
     if (committee != 0 || paillier_bits != 0) return "committee: only hidden noise has a committee (set 0 and paillier_bits 0)";
   } else if (noise == NoiseMode::hidden) {
@@ -277,7 +295,8 @@ double SessionParams::from_fixed(std::int64_t v) const {
 
 std::optional<std::uint64_t> SessionParams::fixed_input_max(double m) const {
   const double scaled = std::floor(std::ldexp(m, frac_bits));
-  if (!std::isfinite(scaled) || scaled < 1 || scaled >= std::ldexp(1.0, std::min(input_bits, std::uint8_t{63}))) {
+  const int limit = input_domain == InputDomain::l2_ball ? input_bits - 1 : std::min(input_bits, std::uint8_t{63});
+  if (!std::isfinite(scaled) || scaled < 1 || scaled >= std::ldexp(1.0, limit)) {
     return std::nullopt;
   }
   return static_cast<std::uint64_t>(scaled);
@@ -292,6 +311,66 @@ std::optional<std::uint64_t> SessionParams::fixed_input(double x) const {
   const double r = std::nearbyint(scaled);
   if (r >= static_cast<double>(input_max)) return input_max;
   return static_cast<std::uint64_t>(r);
+}
+
+bool SessionParams::in_ball(std::span<const std::int64_t> v) const {
+  // Every |v_j| ≤ C < 2^63 first, so each square is below 2^126 and the running sum, stopped as
+  // soon as it exceeds C², below 2^127.
+  const int128_t c = static_cast<int128_t>(input_max);
+  const int128_t c2 = c * c;
+  int128_t sum = 0;
+  for (const std::int64_t x : v) {
+    const int128_t a = x < 0 ? -static_cast<int128_t>(x) : static_cast<int128_t>(x);
+    if (a > c) return false;
+    sum += a * a;
+    if (sum > c2) return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<std::int64_t>> SessionParams::fixed_ball_input(std::span<const double> x) const {
+  if (x.size() != dim) return std::nullopt;
+  const long double c = static_cast<long double>(input_max);
+  long double norm2 = 0;
+  for (const double v : x) {
+    if (!std::isfinite(v)) return std::nullopt;
+    const long double s = std::ldexp(static_cast<long double>(v), frac_bits);
+    norm2 += s * s;
+  }
+  const long double norm = std::sqrt(norm2);
+  if (!(norm < c + 1)) return std::nullopt;
+  std::vector<std::int64_t> out;
+  for (const double v : x) {
+    // |x_j·2^f| < C + 1 ≤ 2^63; clamped to ±C so that the conversion is defined (a coordinate
+    // beyond C leaves the ball and takes the branch below).
+    const long double r = std::nearbyint(std::ldexp(static_cast<long double>(v), frac_bits));
+    out.push_back(static_cast<std::int64_t>(std::clamp(r, -c, c)));
+  }
+  if (in_ball(out)) return out;
+  // Within one grid unit of the ball but outside it once rounded: scale onto radius C, round
+  // towards zero, and take units off the largest coordinate until the integers are inside
+  // (a few steps: the scaled vector is within rounding error of the ball).
+  const long double scale = norm > c ? c / norm : 1.0L;
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    out[j] = static_cast<std::int64_t>(std::trunc(std::ldexp(static_cast<long double>(x[j]), frac_bits) * scale));
+  }
+  while (!in_ball(out)) {
+    std::size_t big = 0;
+    for (std::size_t j = 1; j < out.size(); ++j) {
+      if ((out[j] < 0 ? -out[j] : out[j]) > (out[big] < 0 ? -out[big] : out[big])) big = j;
+    }
+    out[big] += out[big] < 0 ? 1 : -1;
+  }
+  return out;
+}
+
+double SessionParams::input_sensitivity() const {
+  if (input_domain == InputDomain::l2_ball) return 2.0 * input_max_real();
+  return input_max_real() * std::sqrt(static_cast<double>(dim));
+}
+
+double SessionParams::coordinate_sensitivity() const {
+  return input_domain == InputDomain::l2_ball ? 2.0 * input_max_real() : input_max_real();
 }
 
 Scalar scalar_from_signed(std::int64_t v) noexcept { return Scalar::from_i64(v); }

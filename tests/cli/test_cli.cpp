@@ -375,7 +375,8 @@ TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is 
   // Graph failure is part of δ.
   CHECK(c.at("graph_failure").get<double>() > 0.0);
   CHECK(c.at("delta_accountant").get<double>() + c.at("graph_failure").get<double>() == Approx(1e-5));
-  CHECK(text.find("P(honest subgraph disconnected, union bound)") != std::string::npos);
+  CHECK(text.find("P(honest subgraph disconnected, union bound over 4 draws colluders could pick from)") !=
+        std::string::npos);
   CHECK(text.find("NO party colludes") != std::string::npos);
 }
 
@@ -411,11 +412,12 @@ TEST_CASE("gopa run --dim: the claim covers the whole vector; the default assume
 
 TEST_CASE("gopa run --noise hidden: a committee too small for δ is refused", "[cli][run][privacy]") {
   TempDir d;
-  // n = 100, half colluding: all 5 members collude with probability 0.028, far above δ.
+  // n = 100, half colluding: all 5 members collude with probability 0.028 per draw, 0.113 over the
+  // 4 draws colluders can pick from (3 randomness restarts), far above δ.
   auto r = gopa("run --parties 100 --noise hidden --committee 5 --board h.db 2>&1", d.path);
   CHECK(r.code == 3);
-  CHECK(r.out.find("--committee 5: P(all members collude) = 0.0281") != std::string::npos);
-  CHECK(r.out.find("use --committee 16 or more") != std::string::npos);
+  CHECK(r.out.find("--committee 5: P(all members collude) = 0.113 (over 4 possible draws)") != std::string::npos);
+  CHECK(r.out.find("use --committee 18 or more") != std::string::npos);
   CHECK_FALSE(fs::exists(d.path / "h.db"));
 }
 
@@ -787,4 +789,53 @@ TEST_CASE("gopa audit states the session, its parameters and what they certify, 
   CHECK(ja.at("estimate").size() == 10);
   CHECK(ja.at("privacy_claim").at("k") == 2);
   CHECK(ja.at("privacy_claim").contains("epsilon"));
+}
+
+TEST_CASE("gopa run --input-domain l2-ball: signed CSV rows in the ball, the claim's sensitivity 2C, rows outside "
+          "refused, a cheater named",
+          "[cli][run][ball]") {
+  TempDir d;
+  {
+    std::ofstream f(d.path / "ball.csv");
+    f << "g0,g1,g2\n-0.6,0.8,0\n0.3,-0.4,0.5\n0,0,-1\n0.1,0.2,-0.2\n";
+    std::ofstream g(d.path / "outside.csv");
+    g << "-0.6,0.8,0\n0.3,-0.4,0.5\n0.6,0.81,0\n0.1,0.2,-0.2\n";
+  }
+  auto r = gopa("run --input-domain l2-ball --input-max 1 --dim 3 --inputs ball.csv --board b.db "
+                "--sigma-eta 0.001 --sigma-delta 5 --neighbors 2 --json 2>/dev/null",
+                d.path);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("input_domain") == "l2-ball");
+  const std::vector<double> mean = {(-0.6 + 0.3 + 0 + 0.1) / 4, (0.8 - 0.4 + 0 + 0.2) / 4, (0 + 0.5 - 1 - 0.2) / 4};
+  for (std::size_t k = 0; k < 3; ++k) {
+    CHECK(std::fabs(j.at("estimate")[k].get<double>() - mean[k]) < 0.01);
+    CHECK(j.at("true_mean")[k].get<double>() == Approx(mean[k]));
+  }
+  const auto& claim = j.at("privacy_claim");
+  CHECK(claim.at("input_domain") == "l2-ball");
+  CHECK(claim.at("sensitivity") == 2.0);
+  auto a = gopa("audit --board b.db --json", d.path);
+  CHECK(a.code == 0);
+
+  // A row outside the ball is refused before anything is written, naming the row and its norm.
+  auto o = gopa("run --input-domain l2-ball --dim 3 --inputs outside.csv --board o.db 2>&1", d.path);
+  CHECK(o.code == 3);
+  CHECK(o.out.find("outside.csv:3 (party 2): ‖x‖₂ = 1.00802 exceeds the L2 ball's radius C = 1") != std::string::npos);
+  CHECK_FALSE(fs::exists(d.path / "o.db"));
+  // Unknown domains and radii too large for the ball's proof are refused.
+  CHECK(gopa("run --parties 4 --input-domain sphere --board x.db 2>/dev/null", d.path).code == 3);
+  CHECK(gopa("run --parties 4 --input-domain l2-ball --input-max 40000 --board x.db 2>/dev/null", d.path).code == 3);
+  CHECK_FALSE(fs::exists(d.path / "x.db"));
+
+  // Simulated inputs in the ball, planned parameters, a party outside the ball: excluded and
+  // named, the audit agrees; the claim is for the ball (2C, whatever d).
+  const auto [jc, ja] = run_and_audit(d, "--input-domain l2-ball --parties 12 --dim 4 --cheat range:1", "c.db", 1);
+  for (const auto& [party, why] : jc.at("excluded").items()) {
+    CHECK(why.get<std::string>().find("input outside the L2 ball of radius C = 1") != std::string::npos);
+  }
+  CHECK(jc.at("privacy_claim").at("sensitivity") == 2.0);
+  CHECK(jc.at("privacy_claim").at("certified") == true);
+  const std::string text = jc.at("privacy");
+  CHECK(text.find("L2 ball ‖x‖₂ ≤ C = 1 replaced by another, L2 sensitivity 2C = 2") != std::string::npos);
 }

@@ -562,7 +562,9 @@ TEST_CASE("certificate: graph failure and committee capture are part of δ", "[p
   // Graph failure: the union bound on P(honest subgraph disconnected) is taken from δ.
   const SessionParams p = session(1000, 1, 16, 0.2, 20.0, 5);
   const Certificate c = certify_session(p, 0.5, 1e-5);
-  CHECK(c.graph_failure == disconnect_probability_bound(1000, 500, 16));
+  // Over the 1 + 3 draws colluders can pick from by withholding reveals (the default restarts).
+  CHECK(c.randomness_candidates == 4);
+  CHECK(c.graph_failure == Approx(4.0 * disconnect_probability_bound(1000, 500, 16)));
   CHECK(c.graph_failure > 0.0);
   CHECK(c.delta_accountant == Approx(1e-5 - c.graph_failure));
   CHECK(c.delta == 1e-5);
@@ -572,22 +574,23 @@ TEST_CASE("certificate: graph failure and committee capture are part of δ", "[p
   CHECK(k1.why.find("disconnected") != std::string::npos);
   CHECK(std::isinf(k1.epsilon));
   // Hidden noise: P(all c members collude) is taken from δ too. At n = 200, ρ = 0.5, c = 5 it is
-  // 0.03, far above δ = 1e-5: not certified.
-  SessionParams h = session(200, 1, 14, 4.0, 60.0, 7);
+  // 0.03 per draw (0.12 over the 4 draws colluders can pick from), far above δ = 1e-5: not certified.
+  SessionParams h = session(200, 1, 18, 4.0, 60.0, 7);
   h.noise = NoiseMode::hidden;
   h.committee = 5;
   h.paillier_bits = 2048;
   REQUIRE_FALSE(h.validate().has_value());
   const Certificate c5 = certify_session(h, 0.5, 1e-5);
-  CHECK(c5.committee_captured == Approx(committee_capture_probability(200, 100, 5)));
+  CHECK(c5.committee_captured == Approx(4.0 * committee_capture_probability(200, 100, 5)));
   CHECK(c5.committee_captured > 0.029);
   CHECK_FALSE(c5.certified);
   CHECK(c5.why.find("committee") != std::string::npos);
-  h.committee = 20;
-  const Certificate c20 = certify_session(h, 0.5, 1e-5);
-  CHECK(c20.committee_captured < 1e-6);
-  CHECK(c20.delta_accountant == Approx(1e-5 - c20.graph_failure - c20.committee_captured));
-  CHECK(c20.certified);
+  h.committee = 24;
+  const Certificate c24 = certify_session(h, 0.5, 1e-5);
+  CHECK(c24.committee_captured < 1e-6);
+  CHECK(c24.delta_accountant == Approx(1e-5 - c24.graph_failure - c24.committee_captured));
+  INFO(c24.why);
+  CHECK(c24.certified);
   // Without colluders nobody can capture it.
   CHECK(certify_session(h, 1.0, 1e-5).committee_captured == 0.0);
 }
@@ -606,4 +609,33 @@ TEST_CASE("certificate at n = 10,000: the plan table's parameters at the k that 
   CHECK(c.delta_accountant == Approx(1e-5 - c.graph_failure));
   // A quarter of the pairwise noise is not enough.
   CHECK(certify_session(session(10000, 1, k, 0.0554, 13.7 / 4, 9), 0.5, 1e-5).epsilon > 1.0);
+}
+
+TEST_CASE("certificate: the L2 ball is certified for sensitivity 2C, the box for M·√d", "[privacy][requirement]") {
+  SessionParams box = session(300, 1, 16, 0.3, 30.0, 3);
+  box.dim = 16;
+  box.sigma_eta *= 4.0;
+  box.sigma_delta *= 4.0;
+  box.input_max = std::uint64_t{1} << 16;  // M = 1
+  SessionParams ball = box;
+  ball.input_domain = InputDomain::l2_ball;  // C = 1
+  REQUIRE_FALSE(ball.validate().has_value());
+  const Certificate cb = certify_session(box, 0.5, 1e-5);
+  const Certificate cl = certify_session(ball, 0.5, 1e-5);
+  REQUIRE(cb.certified);
+  REQUIRE(cl.certified);
+  CHECK_FALSE(cb.ball);
+  CHECK(cl.ball);
+  CHECK(cb.sensitivity == Approx(4.0));  // M·√d = 1 · √16
+  CHECK(cb.coordinate_sensitivity == 1.0);
+  CHECK(cl.sensitivity == 2.0);  // 2C, whatever d
+  CHECK(cl.coordinate_sensitivity == 2.0);
+  CHECK(cl.epsilon_per_coordinate == cl.epsilon);
+  // The same graphs (same seed, the domain aside): μ scales with the sensitivity.
+  CHECK(cl.worst_mu / cb.worst_mu == Approx(0.5).epsilon(0.2));
+  CHECK(cl.epsilon < cb.epsilon);
+  // The ball's sensitivity does not grow with d.
+  SessionParams ball4 = ball;
+  ball4.dim = 4;
+  CHECK(certify_session(ball4, 0.5, 1e-5).sensitivity == 2.0);
 }

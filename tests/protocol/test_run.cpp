@@ -550,7 +550,7 @@ TEST_CASE("Hidden noise: a deviating committee member is named, the committee re
 TEST_CASE("Hidden noise: excluded members open their shares; a vanished member's share withholds the result",
           "[protocol][run][hidden][cheat]") {
   SECTION("excluded for a bad range proof: its share is opened, the result still carries η once") {
-    RunConfig cfg = hidden_config(10, 1, 3, 25);
+    RunConfig cfg = hidden_config(10, 1, 3, 29);  // a layout with 1 or 2 cheating members
     cfg.cheats[CheatKind::range] = 7;
     auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
     auto report = run_session(cfg, *board);
@@ -588,4 +588,133 @@ TEST_CASE("Hidden noise: excluded members open their shares; a vanished member's
     CHECK(check_detail(a, "carried exactly once").rfind("FAIL", 0) == 0);
     CHECK(a.estimate.empty());  // no estimate: the sum lacks a share of η
   }
+}
+
+namespace {
+// The L2 ball ‖x‖₂ ≤ C = 10 at d = 8: signed inputs, each row scaled to a norm in [0, C]
+// (two's complement in RunConfig::inputs), one row exactly on the sphere.
+RunConfig ball_config(std::uint32_t n, std::uint64_t seed) {
+  const std::uint32_t d = 8;
+  RunConfig cfg = config(n, d, seed);
+  cfg.params.input_domain = InputDomain::l2_ball;
+  cfg.params.input_max = std::uint64_t{10} << 16;
+  cfg.inputs.clear();
+  DeterministicRng rng(seed);
+  for (std::uint32_t u = 0; u < n; ++u) {
+    std::vector<double> x(d);
+    for (double& v : x) v = static_cast<double>(rng.uniform(2001)) - 1000.0;
+    double n2 = 0;
+    for (double v : x) n2 += v * v;
+    const double radius = u == 0 ? 10.0 : 10.0 * static_cast<double>(rng.uniform(1001)) / 1000.0;
+    for (double& v : x) v *= n2 > 0 ? radius / std::sqrt(n2) : 0.0;
+    const auto fx = cfg.params.fixed_ball_input(x);
+    REQUIRE(fx.has_value());
+    std::vector<std::uint64_t> row;
+    for (std::int64_t v : *fx) row.push_back(static_cast<std::uint64_t>(v));
+    cfg.inputs.push_back(row);
+  }
+  return cfg;
+}
+
+double ball_mean(const RunConfig& cfg, const std::vector<std::uint32_t>& counted, std::uint32_t j) {
+  double s = 0;
+  for (auto u : counted) s += cfg.params.from_fixed(static_cast<std::int64_t>(cfg.inputs[u][j]));
+  return s / static_cast<double>(counted.size());
+}
+}  // namespace
+
+TEST_CASE("The L2 ball end to end (d = 8): every honest party counted, the average correct, the audit passes",
+          "[protocol][run][ball]") {
+  const RunConfig cfg = ball_config(10, 71);
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  auto report = run_session(cfg, *board);
+  REQUIRE(report.ok());
+  const RunReport& r = report.value();
+  CHECK(r.counted.size() == 10);
+  CHECK(r.excluded.empty());
+  REQUIRE(r.estimate.size() == 8);
+  bool some_negative = false;
+  for (std::uint32_t j = 0; j < 8; ++j) {
+    const double mean = ball_mean(cfg, r.counted, j);
+    some_negative = some_negative || mean < 0;
+    CHECK(std::fabs(r.estimate[j] - mean) < 6 * 0.01 / std::sqrt(10.0) + 1e-4);
+  }
+  CHECK(some_negative);  // signed inputs survive the Z_ℓ embedding
+  AuditReport a = audit_session(*board);
+  for (const auto& c : a.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
+  CHECK(a.all_passed());
+  CHECK(a.estimate == r.estimate);
+  bool domain_checked = false;
+  for (const auto& c : a.checks) {
+    if (c.name == "input domain proofs") {
+      domain_checked = c.status == CheckStatus::pass && c.detail.find("10/10 valid") != std::string::npos &&
+                       c.detail.find("L2 ball") != std::string::npos;
+    }
+  }
+  CHECK(domain_checked);
+}
+
+TEST_CASE("The L2 ball: a party with ‖x‖₂ > C, or a forged proof, is excluded and named", "[protocol][run][ball][cheat]") {
+  for (auto kind : {CheatKind::range, CheatKind::forge}) {
+    DYNAMIC_SECTION("cheat " << cheat_name(kind)) {
+      RunConfig cfg = ball_config(10, 80 + static_cast<std::uint64_t>(kind));
+      cfg.cheats = {{kind, 2}};
+      auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+      auto report = run_session(cfg, *board);
+      REQUIRE(report.ok());
+      const RunReport& r = report.value();
+      REQUIRE(r.deviating.size() == 2);
+      CHECK(r.excluded.size() == 2);
+      for (const auto& [u, why] : r.deviating) {
+        REQUIRE(r.excluded.count(u) == 1);
+        CHECK(r.excluded.at(u).find("input outside the L2 ball of radius C = 10") != std::string::npos);
+      }
+      CHECK(r.counted.size() == 8);
+      for (std::uint32_t j = 0; j < 8; ++j) {
+        CHECK(std::fabs(r.estimate[j] - ball_mean(cfg, r.counted, j)) < 6 * 0.01 / std::sqrt(8.0) + 1e-4);
+      }
+      AuditReport a = audit_session(*board);
+      CHECK(a.counted == r.counted);
+      CHECK(a.estimate == r.estimate);
+      CHECK(a.misbehaving.size() == 2);
+      for (const auto& [u, why] : a.misbehaving) CHECK(r.deviating.count(u) == 1);
+    }
+  }
+}
+
+TEST_CASE("The L2 ball: run_session and a party refuse inputs outside the ball before posting",
+          "[protocol][run][ball][domain]") {
+  RunConfig cfg = ball_config(4, 72);
+  cfg.inputs[3][0] = (std::uint64_t{10} << 16) + 1;  // one ulp above C on one axis
+  for (std::uint32_t j = 1; j < 8; ++j) cfg.inputs[3][j] = 0;
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  auto r = run_session(cfg, *board);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("party 3") != std::string::npos);
+  CHECK(r.error().message.find("exceeds the ball's radius") != std::string::npos);
+  cfg.inputs[3][0] = static_cast<std::uint64_t>(-(std::int64_t{10} << 16));  // −C is in the ball
+  CHECK(run_session(cfg, *board).ok());
+
+  // Separate processes: party 2's vector (0.6, 0.85) has norm 1.04 > C = 1; it posts nothing.
+  SessionParams p = config(3, 2, 9).params;
+  p.input_domain = InputDomain::l2_ball;
+  p.input_max = std::uint64_t{1} << 16;
+  p.neighbors = 1;
+  p.round_timeout_ms = 3'000;
+  p.min_round_ms = 1'000;
+  const ThreeParties t = run_three(p, 11, [](std::uint32_t u, PartyOptions& po) {
+    po.input = u == 2 ? std::vector<double>{0.6, 0.85} : std::vector<double>{-0.6, 0.8};
+    po.requirement = {1e5, 1e-5, 1.0};  // σ_η = 0.01 certifies ε ≈ 10^3 at 2C = 2
+  });
+  REQUIRE(t.outcomes[2].has_value());
+  REQUIRE_FALSE(t.outcomes[2]->ok());
+  INFO(t.outcomes[2]->error().message);
+  CHECK(t.outcomes[2]->error().message.find("‖x‖₂ = 1.04") != std::string::npos);
+  CHECK(t.outcomes[2]->error().message.find("L2 ball of radius 1") != std::string::npos);
+  check_party_2_refused_silently(t);
+  REQUIRE(t.outcomes[0].has_value());
+  REQUIRE(t.outcomes[0]->ok());
+  REQUIRE(t.outcomes[0]->value().estimate.size() == 2);
+  CHECK(std::fabs(t.outcomes[0]->value().estimate[0] + 0.6) < 0.1);
+  CHECK(std::fabs(t.outcomes[0]->value().estimate[1] - 0.8) < 0.1);
 }

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <set>
+#include <vector>
 
 #include "gopa/pedersen.hpp"
 #include "gopa/bulletin/entry.hpp"
@@ -323,4 +325,71 @@ TEST_CASE("Version 4 parameters: the input domain's kind, the minimum round time
   v3.insert(v3.end(), enc.begin() + 56, enc.end());
   v3[0] = 3;
   CHECK_FALSE(SessionParams::decode(v3, &why).has_value());
+}
+
+TEST_CASE("The L2 ball domain: validated limits, encoding, fixed-point inputs", "[protocol][session]") {
+  SessionParams p = params(10, 4);
+  p.input_domain = InputDomain::l2_ball;
+  p.input_bits = 32;
+  p.frac_bits = 16;
+  p.input_max = std::uint64_t{1} << 16;  // C = 1
+  REQUIRE_FALSE(p.validate().has_value());
+  const auto enc = p.encode();
+  CHECK(enc[50] == 2);
+  auto back = SessionParams::decode(enc);
+  REQUIRE(back.has_value());
+  CHECK(*back == p);
+  SessionParams box = p;
+  box.input_domain = InputDomain::box;
+  CHECK(box.session_id() != p.session_id());  // the domain is bound into the session id
+  // 2C must fit the proof of x_j + C: C < 2^(b − 1).
+  SessionParams q = p;
+  q.input_max = (std::uint64_t{1} << 31) - 1;
+  CHECK_FALSE(q.validate().has_value());
+  q.input_max = std::uint64_t{1} << 31;
+  REQUIRE(q.validate().has_value());
+  CHECK(q.validate()->find("input_max") == 0);
+  box.input_max = std::uint64_t{1} << 31;  // the box allows M up to 2^b − 1
+  CHECK_FALSE(box.validate().has_value());
+  q = p;
+  q.dim = 1025;
+  q.neighbors = 1;
+  REQUIRE(q.validate().has_value());
+  CHECK(q.validate()->find("dim") == 0);
+  CHECK(p.fixed_input_max(32767.0).has_value());
+  CHECK_FALSE(p.fixed_input_max(32768.0).has_value());  // 2^31 in fixed point
+  CHECK(box.fixed_input_max(32768.0).has_value());
+  // Sensitivities (replace-one): 2C for the ball, M·√d for the box.
+  CHECK(p.input_sensitivity() == 2.0);
+  CHECK(p.coordinate_sensitivity() == 2.0);
+  box.input_max = std::uint64_t{1} << 16;
+  CHECK(box.input_sensitivity() == 2.0);  // 1 · √4
+  CHECK(box.coordinate_sensitivity() == 1.0);
+
+  // Exact integer membership.
+  const std::int64_t c = std::int64_t{1} << 16;
+  CHECK(p.in_ball(std::vector<std::int64_t>{c, 0, 0, 0}));
+  CHECK(p.in_ball(std::vector<std::int64_t>{0, -c, 0, 0}));
+  CHECK_FALSE(p.in_ball(std::vector<std::int64_t>{c + 1, 0, 0, 0}));
+  CHECK_FALSE(p.in_ball(std::vector<std::int64_t>{INT64_MIN, 0, 0, 0}));
+  CHECK(p.in_ball(std::vector<std::int64_t>{39321, -52428, 0, 0}));  // 0.6, −0.8: norm² just below C²
+  CHECK_FALSE(p.in_ball(std::vector<std::int64_t>{39322, -52429, 0, 0}));
+  // Real vectors: rounded, signed; a vector on the sphere whose rounding leaves the ball is
+  // brought back inside; beyond one grid unit it is refused.
+  auto v = p.fixed_ball_input(std::vector<double>{-0.5, 0.25, 0.0, 0.125});
+  REQUIRE(v.has_value());
+  CHECK(*v == std::vector<std::int64_t>{-32768, 16384, 0, 8192});
+  const double s = 1.0 / std::sqrt(4.0);
+  v = p.fixed_ball_input(std::vector<double>{s, -s, s, -s});
+  REQUIRE(v.has_value());
+  CHECK(p.in_ball(*v));
+  const double t = 0.6 + 0x1p-18, w = std::sqrt(1.0 - t * t);  // norm 1, rounding goes outside
+  v = p.fixed_ball_input(std::vector<double>{t, w, 0.0, 0.0});
+  REQUIRE(v.has_value());
+  CHECK(p.in_ball(*v));
+  CHECK(std::abs((*v)[0] - 39322) <= 1);
+  CHECK_FALSE(p.fixed_ball_input(std::vector<double>{1.0 + 0x1p-15, 0.0, 0.0, 0.0}).has_value());
+  CHECK_FALSE(p.fixed_ball_input(std::vector<double>{0.8, 0.8, 0.0, 0.0}).has_value());
+  CHECK_FALSE(p.fixed_ball_input(std::vector<double>{0.1, 0.1, 0.1}).has_value());  // wrong length
+  CHECK_FALSE(p.fixed_ball_input(std::vector<double>{std::nan(""), 0.0, 0.0, 0.0}).has_value());
 }

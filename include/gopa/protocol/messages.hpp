@@ -128,7 +128,7 @@ struct CommitMessage {
   std::vector<std::uint32_t> neighbours; // sorted, distinct
   std::vector<Point> edge_terms;         // neighbours.size() · d, neighbour-major
   std::vector<Point> noise;              // d: η_j·G + r_j·H at the sampler's precision
-  Bytes range_proof;                     // gopa::sigma::RangeProof encoding
+  Bytes domain_proof;  // input-domain proof: sigma::RangeProof (box) or sigma::BallProof (L2 ball) encoding
   Bytes noise_proof;                     // gopa::sigma::CircuitProof encoding (circuits::prove_gaussian)
   [[nodiscard]] Bytes encode() const;
   [[nodiscard]] static std::optional<CommitMessage> decode(std::span<const std::uint8_t> in,

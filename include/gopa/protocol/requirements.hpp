@@ -6,8 +6,8 @@
 //   if (auto why = check_requirement(params, need)) { /* refuse: *why names the quantity */ }
 //
 // The guarantee (docs/privacy.md §9). Neighbouring inputs differ in one party's whole input
-// vector (replace-one: x_u ∈ [0, M]^d replaced by x'_u ∈ [0, M]^d, n fixed), so the L2
-// sensitivity is M·√d. Against any coalition of n_C = ⌊(1 − ρ)n⌋ colluders fixed before the
+// vector (replace-one: x_u replaced by another x'_u of the session's input domain, n fixed), so
+// the L2 sensitivity is M·√d for the box [0, M]^d and 2C for the L2 ball ‖x‖₂ ≤ C. Against any coalition of n_C = ⌊(1 − ρ)n⌋ colluders fixed before the
 // graph is drawn (the graph comes from joint randomness revealed after the roster is fixed):
 //
 //     (ε, δ)-DP with δ = δ_acc + P(G^H disconnected) + P(committee captured),
@@ -55,8 +55,9 @@ struct Certificate {
   double sigma_eta = 0.0, sigma_delta = 0.0;
   bool hidden = false;
   std::uint32_t committee = 0;
-  double coordinate_sensitivity = 0.0;  // M (real units)
-  double sensitivity = 0.0;             // M·√d: L2, whole vector, replace-one
+  bool ball = false;                    // input domain: the L2 ball (else the box)
+  double coordinate_sensitivity = 0.0;  // one coordinate alone: M (box) or 2C (ball), real units
+  double sensitivity = 0.0;             // L2, whole vector, replace-one: M·√d (box) or 2C (ball)
   // δ and its parts.
   double delta = 0.0;                   // total δ stated
   std::uint32_t randomness_candidates = 1;  // draws of graph and committee colluders can pick from
@@ -69,7 +70,7 @@ struct Certificate {
   std::uint32_t disconnected = 0;       // sampled graphs whose honest subgraph was disconnected
   double worst_mu = 0.0;                // largest μ over the trials (certified upper bounds)
   double epsilon = 0.0;                 // ε at delta_accountant for worst_mu (+∞ if not certified)
-  double epsilon_per_coordinate = 0.0;  // the same for one coordinate (sensitivity M)
+  double epsilon_per_coordinate = 0.0;  // the same for one coordinate (coordinate_sensitivity)
 };
 
 // Certifies the session's parameters for colluders making up 1 − honest_fraction of the parties

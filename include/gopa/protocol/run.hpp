@@ -55,8 +55,10 @@ namespace gopa::protocol {
 // protocol chosen from the seed (identifiable abort names it; the committee restarts without it).
 // With hidden noise, `noise` commits to its share plus one ulp (or, outside the committee, to one
 // ulp instead of nothing).
-// forge: commits to an input below 0 and forges the domain proof with the binding attack along
-// G (an offset on the wire commitment; the domain proof fails); seed: changes its first noise
+// With the L2 ball, range commits to an input just outside the ball (its first coordinate raised
+// until ‖x‖₂ > C) and proves it with truncated bit decompositions (the ball proof fails).
+// forge: commits to an input below 0 (below −C for the ball) and forges the domain proof with the
+// binding attack along G (an offset on the wire commitment; the domain proof fails); seed: changes its first noise
 // seed after the public randomness and forges the noise proof the same way (the noise proof
 // fails). Both play a malicious prover through gopa/deviation.hpp.
 // withhold: keeps its randomness reveal back once it has read the others' (the i-th such cheater
@@ -71,7 +73,8 @@ struct RunConfig {
   std::map<CheatKind, std::uint32_t> cheats;
   // Parties that vanish after the pairwise-seed round.
   std::uint32_t dropouts = 0;
-  // n rows of d fixed-point integers in [0, 2^input_bits).
+  // n rows of d fixed-point integers: in [0, M] for the box; for the L2 ball signed, with
+  // Σ x_j² ≤ C², each held as its two's complement bit pattern (static_cast<std::uint64_t>(x)).
   std::vector<std::vector<std::uint64_t>> inputs;
   std::uint64_t seed = 1;  // keys and randomness of the simulated parties (reproducible runs)
   // Progress callback: phase name, items done, items in the phase.
@@ -133,7 +136,9 @@ struct PartyKeys {
 struct PartyOptions {
   std::uint32_t index = 0;
   PartyKeys keys;
-  std::vector<double> input;  // d real values in [0, 2^(input_bits − frac_bits))
+  // d real values: each in [0, M] for the box, ‖input‖₂ ≤ C for the L2 ball (refused otherwise,
+  // before anything is posted).
+  std::vector<double> input;
   // Checked against the posted parameters before anything is posted (requirements.hpp): a
   // session that does not meet it is refused with Errc::invalid_argument naming the quantity.
   PrivacyRequirement requirement;

@@ -7,7 +7,8 @@
 //   Bytes32 sid = p.session_id();            // SHA-256("gopa/session/v1" ‖ encode())
 //
 // Fixed point (DESIGN.md §6): a real v is the integer round(v · 2^f); inputs are integers in
-// [0, M] (input_max; the caller maps its domain onto that range), noise terms are signed
+// [0, M] (input_max; the caller maps its domain onto that range) for the box, signed integers
+// with Σ x_j² ≤ C² (C = input_max) for the L2 ball; noise terms are signed
 // integers with |term| < 2^noise_bits. validate() checks that the sum over all parties of
 // input + every pairwise term + own noise stays below ℓ/2 in absolute value, so the average
 // decoded from Z_ℓ is exact.
@@ -62,9 +63,11 @@ struct SessionParams {
   std::uint32_t dim = 1;              // d ≥ 1 coordinates per input
   std::uint8_t frac_bits = 16;        // f: fixed-point fractional bits
   std::uint8_t input_bits = 32;       // bits of the range proofs of the input domain: 8/16/32/64
-  // M, the input domain's upper end in fixed point: every coordinate of every input lies in
-  // [0, M] (proven: x_j and M − x_j in [0, 2^input_bits)); 1 ≤ M < 2^input_bits. M / 2^f is
-  // the per-coordinate sensitivity the privacy guarantee is computed for.
+  // M, the input domain's size in fixed point. Box: every coordinate of every input lies in
+  // [0, M] (proven: x_j and M − x_j in [0, 2^input_bits)); 1 ≤ M < 2^input_bits; the L2
+  // sensitivity is M·√d. L2 ball: M is the radius C, every input is a signed vector with
+  // ‖x‖₂ ≤ C (proven: x_j + C ∈ [0, 2^input_bits), C² − Σ x_j² ∈ [0, 2^(2·input_bits)));
+  // 1 ≤ C < 2^(input_bits − 1), d ≤ 1024; the L2 sensitivity is 2C.
   std::uint64_t input_max = std::uint64_t{1} << 16;
   std::uint8_t noise_bits = 48;       // |Δ|, |η| < 2^noise_bits (fixed-point integers)
   std::uint32_t neighbors = 0;        // k of the k-out graph, 1 ≤ k < n
@@ -106,14 +109,26 @@ struct SessionParams {
   // Fixed-point helpers.
   [[nodiscard]] std::int64_t to_fixed(double v) const;   // round(v · 2^f); aborts if |v·2^f| ≥ 2^62
   [[nodiscard]] double from_fixed(std::int64_t v) const;  // v / 2^f
-  // M in real units (M / 2^f), and M for a real upper end (⌊m · 2^f⌋: the proven domain is never
-  // larger than the one asked for); nullopt if m · 2^f is not in [1, 2^input_bits).
+  // M in real units (M / 2^f), and M for a real upper end or radius (⌊m · 2^f⌋: the proven domain
+  // is never larger than the one asked for); nullopt if m · 2^f is not in [1, 2^input_bits)
+  // (box) or [1, 2^(input_bits − 1)) (ball).
   [[nodiscard]] double input_max_real() const { return from_fixed(static_cast<std::int64_t>(input_max)); }
   [[nodiscard]] std::optional<std::uint64_t> fixed_input_max(double m) const;
-  // A real input coordinate as a fixed-point integer in [0, M]: x·2^f rounded, for
+  // Box: a real input coordinate as a fixed-point integer in [0, M]: x·2^f rounded, for
   // 0 ≤ x·2^f < M + 1 (values above M by less than one grid unit, as when the upper end asked
   // for was not on the grid, are clamped to M); nullopt otherwise.
   [[nodiscard]] std::optional<std::uint64_t> fixed_input(double x) const;
+  // L2 ball: a real input vector as signed fixed-point integers v with Σ v_j² ≤ C²: every x_j·2^f
+  // rounded, for ‖x‖₂·2^f < C + 1 (a vector on a radius that was not on the grid is scaled
+  // onto the ball C and rounded towards zero); nullopt otherwise (wrong length, not finite,
+  // outside).
+  [[nodiscard]] std::optional<std::vector<std::int64_t>> fixed_ball_input(std::span<const double> x) const;
+  // Whether fixed-point integers lie in the ball: Σ v_j² ≤ C², exactly (no overflow).
+  [[nodiscard]] bool in_ball(std::span<const std::int64_t> v) const;
+  // The L2 sensitivity of one party's whole input under replace-one (docs/privacy.md §1.1), in
+  // real units: M·√d for the box, 2C for the ball; and of one coordinate alone (M, or 2C).
+  [[nodiscard]] double input_sensitivity() const;
+  [[nodiscard]] double coordinate_sensitivity() const;
   // The bound validate() enforces: n · (2^input_bits + (2k+1) · 2^noise_bits) < ℓ/2, where 2k
   // bounds a party's degree in expectation; the exact per-party degree is checked at run time.
   [[nodiscard]] bool sums_fit(std::uint32_t max_degree) const;

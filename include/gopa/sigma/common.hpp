@@ -31,6 +31,7 @@ enum class ProofKind : std::uint8_t {
   kLinear = 0x01,   // compressed pivot for linear forms (linear.hpp)
   kCircuit = 0x02,  // arithmetic circuit (circuit.hpp)
   kRange = 0x03,    // range proof (range.hpp)
+  kBall = 0x04,     // L2-ball proof (ball.hpp)
 };
 
 // Closed set of verification outcomes. Every failure carries a message naming the check.

@@ -1,0 +1,76 @@
+// gopa/sigma/ball.hpp — L2-ball proofs: the d values committed in V_j = x_j·G + r_j·H are signed
+// integers with Σ x_j² ≤ C² (so every |x_j| ≤ C), C the radius, in one circuit proof.
+//
+//   std::vector<Point> V = …;                     // V_j = x_j·G + r_j·H, x_j < 0 as ℓ − |x_j|
+//   Transcript t("gopa/party v1");
+//   auto proof = prove_ball(t, *gens, 32, C, V, x, r, rng);      // nullopt: outside the ball
+//   Transcript tv("gopa/party v1");
+//   VerifyResult ok = verify_ball(tv, *gens, {32, C, V}, *proof);
+//
+// Construction (docs/proofs.md §5.2): per coordinate, bits β_{j,0..b−1} with β(β − 1) = 0 and the
+// binding Σ_i 2^i·β_{j,i} − C = x_j (so x_j + C ∈ [0, 2^b)), and one gate x_j·x_j = q_j; then 2b
+// bits γ with Σ_i 2^i·γ_i = C² − Σ_j q_j (so C² − Σ x_j² ∈ [0, 2^(2b))). C and C² are public
+// inputs of the circuit. With C < 2^(b−1), d ≤ 1024 and b ≤ 64 nothing wraps modulo ℓ, so the
+// proof shows ‖x‖₂ ≤ C over the integers exactly. gens needs ball_generators(bits, d) vector
+// generators; size for b = 32, d = 16: 805 bytes (1,061 at d = 256).
+//
+// Security notes: prove_ball branches on whether the values are in the ball (it refuses the
+// others, which is the only thing that branch reveals); everything else on the values is
+// constant time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "gopa/sigma/circuit.hpp"
+
+namespace gopa::sigma {
+
+inline constexpr std::size_t kMaxBallDim = 1024;
+
+// bits ∈ {8, 16, 32, 64}, 1 ≤ d ≤ kMaxBallDim, 1 ≤ radius < 2^(bits − 1).
+[[nodiscard]] bool ball_params_supported(unsigned bits, std::size_t d, std::uint64_t radius) noexcept;
+
+struct BallStatement {
+  unsigned bits = 32;
+  std::uint64_t radius = 0;        // C, a fixed-point integer
+  std::vector<Point> commitments;  // V_j = x_j·G + r_j·H
+};
+
+struct BallProof {
+  unsigned bits = 32;
+  std::size_t d = 1;
+  CircuitProof body;
+
+  // version ‖ kind (0x04) ‖ bits (u8) ‖ d (u16 LE) ‖ circuit body (docs/proofs.md §5.2).
+  [[nodiscard]] std::vector<std::uint8_t> encode() const;
+  // Strict; nullopt for unsupported bits, d ∉ [1, kMaxBallDim], wrong length, any non-canonical
+  // element.
+  [[nodiscard]] static std::optional<BallProof> decode(std::span<const std::uint8_t> in);
+  [[nodiscard]] static std::size_t encoded_size(unsigned bits, std::size_t d);
+};
+
+// The (cached) circuit of a ball proof (public inputs C, C²) and the generators it needs.
+[[nodiscard]] std::shared_ptr<const Circuit> ball_circuit(unsigned bits, std::size_t d);
+[[nodiscard]] std::size_t ball_generators(unsigned bits, std::size_t d);
+
+// values[j] is x_j embedded in Z_ℓ (negatives as ℓ − |x_j|); nullopt when the parameters are
+// unsupported or the values are not in the ball.
+[[nodiscard]] std::optional<BallProof> prove_ball(Transcript& t, const GeneratorSet& gens, unsigned bits,
+                                                  std::uint64_t radius, std::span<const Point> commitments,
+                                                  std::span<const SecretScalar> values,
+                                                  std::span<const SecretScalar> blinders, Rng& rng);
+
+[[nodiscard]] VerifyResult verify_ball(Transcript& t, const GeneratorSet& gens, const BallStatement& st,
+                                       const BallProof& proof);
+
+// Many proofs, one MSM, as batch_verify_range (range.hpp).
+[[nodiscard]] VerifyResult batch_verify_ball(std::span<Transcript> transcripts, const GeneratorSet& gens,
+                                             std::span<const BallStatement> statements,
+                                             std::span<const BallProof> proofs, Rng& rng);
+
+}  // namespace gopa::sigma
