@@ -98,6 +98,9 @@ struct Blame {
   std::size_t member = 0;  // the member's original index
   Step step = Step::kMulOpening;
   std::string why;
+  // Named because its message is missing (not for anything it posted): on a board, a round
+  // closed before the member posted looks the same.
+  bool missing = false;
 };
 
 // Deliberate deviations, to test identifiable abort (tests and `gopa bench hidden` only).
@@ -186,11 +189,22 @@ void drop_blamed(std::vector<std::size_t>& members, const std::optional<Blame>& 
                                               Rng& rng, bool trace = false);
 
 // The outcome of re-checking an attempt from its public log alone.
+// A message of the log that is not read where it stands: from a party that is not a member of
+// the attempt, a second message under a sequence number already used, a message posted out of
+// turn (before one that precedes it in protocol order; it is still read in its place), or a
+// message left over after the end of a successful attempt. It names its sender only; it never
+// changes the verdict.
+struct Misplaced {
+  std::uint32_t sender = 0;  // the message's member field
+  std::string why;
+};
+
 struct HiddenVerdict {
   bool ok = false;             // every message present, well formed and every check passed
   std::optional<Blame> blame;  // when !ok: the member named, with the same step as the simulation
-  std::string error;           // when !ok and nobody can be named (invalid parameters, a message
-                               // after the end from a non-member, an unattributable abort)
+  std::string error;           // when !ok and nobody can be named (invalid parameters, an
+                               // unattributable abort)
+  std::vector<Misplaced> misplaced;  // senders of misplaced messages, in the order found
   // When ok: the two samples' commitments, [sample][k] = C_k = η_k·G + r_k·H for members[k]
   // (equal to the simulation's SharedOutput::commitments).
   std::vector<std::vector<Point>> commitments;
@@ -199,10 +213,11 @@ struct HiddenVerdict {
 };
 
 // Verifies one attempt of the committee `members` (original indices, in committee order) from
-// its log: every message is read in protocol order, decoded strictly and checked exactly as the
-// committee checks it; the Fiat–Shamir challenges are derived from the log's bytes. Uses no
-// secret and no simulation state; never aborts on any log. The batch checks use the verifier's
-// own randomness (SystemRng).
+// its log: each member's messages are read by sequence number, in protocol order, decoded
+// strictly and checked exactly as the committee checks it (misplaced messages name their
+// senders in `misplaced` and are otherwise ignored); the Fiat–Shamir challenges are derived from
+// the messages' bytes in protocol order. Uses no secret and no simulation state; never aborts on
+// any log. The batch checks use the verifier's own randomness (SystemRng).
 [[nodiscard]] HiddenVerdict verify_hidden_log(const HiddenParams& p,
                                               std::span<const std::size_t> members,
                                               std::span<const HiddenMessage> log);

@@ -88,27 +88,12 @@ struct Fault {
 [[noreturn]] void fault(std::size_t member, Step step, std::string why) {
   throw Fault{Blame{member, step, std::move(why)}, {}};
 }
+[[noreturn]] void fault_missing(std::size_t member, Step step, std::string why) {
+  throw Fault{Blame{member, step, std::move(why), true}, {}};
+}
 [[noreturn]] void fault_unnamed(std::string why) { throw Fault{std::nullopt, std::move(why)}; }
 
 std::string who(std::size_t id) { return "member " + std::to_string(id); }
-
-// The step a message of this kind belongs to (to name the sender of a misplaced message).
-Step step_of(HiddenKind k) noexcept {
-  switch (k) {
-    case HiddenKind::kPaillierKey: return Step::kPaillierKey;
-    case HiddenKind::kTripleShares: return Step::kTripleCiphertext;
-    case HiddenKind::kTripleReplies: return Step::kTripleReply;
-    case HiddenKind::kTripleProducts: return Step::kTripleCommit;
-    case HiddenKind::kSacrificeOpening: return Step::kSacrificeOpening;
-    case HiddenKind::kTripleReveal: return Step::kTripleCommit;
-    case HiddenKind::kMasks: return Step::kMaskRange;
-    case HiddenKind::kBitShares: return Step::kBitOpening;
-    case HiddenKind::kMulOpening: return Step::kMulOpening;
-    case HiddenKind::kBitOpening: return Step::kBitOpening;
-    case HiddenKind::kTruncOpening: return Step::kTruncOpening;
-  }
-  return Step::kMulOpening;
-}
 
 // CPU time of the calling thread: the committee is simulated in one thread, so this is the sum
 // of the members' computing time, unaffected by other load on the machine.
@@ -136,9 +121,15 @@ class VerifyTimer {
 };
 
 // ---------------------------------------------------------------- the public log
-// The simulation appends to *out and reads back what it wrote; the verifier reads `in`. Reading
-// is strict: member k's next message must stand next in the log, carry k's next sequence number
-// and the expected kind; its encoding is then bound into the Fiat–Shamir transcript.
+// The simulation appends to *out and reads back what it wrote; the verifier reads `in`. Member
+// k's messages are read by (member, sequence number) in protocol order, wherever they stand in
+// the log: member k's message #s is the first message of the log from k with sequence number s,
+// and must have the expected kind; its encoding is then bound into the Fiat–Shamir transcript
+// in protocol order. A message cannot make another member blamed: what stands out of place (a
+// non-member's message, a second message under a taken sequence number, a message posted
+// before one that precedes it in protocol order, a message left over after the end of a
+// successful attempt) only names its own sender as misplaced (docs/sampling.md, "Reading and
+// blame").
 class Board {
  public:
   Board(const HiddenParams& p, const std::vector<std::size_t>& ids, std::vector<HiddenMessage>* out,
@@ -169,33 +160,30 @@ class Board {
     }
   }
 
-  // Member k's next message, which must be of this kind (a fault names the responsible member
-  // with `step`).
+  // Member k's next message, which must be of this kind (a fault names k with `step`).
   const std::vector<std::uint8_t>& take(std::size_t k, HiddenKind kind, Step step) {
+    index();
     const std::span<const HiddenMessage> log = view();
     const std::string expected = std::string(hidden_kind_name(kind)) + " message #" +
                                  std::to_string(next_[k]);
-    if (pos_ >= log.size())
-      fault(ids_[k], step, who(ids_[k]) + ": its " + expected + " is missing (end of log)");
-    const HiddenMessage& m = log[pos_];
-    if (m.member != ids_[k]) {
-      // Another member's message stands here: if it is not that member's own next message it
-      // is replayed, duplicated or reordered and names its sender; otherwise k's is missing.
-      for (std::size_t s = 0; s < ids_.size(); ++s)
-        if (m.member == ids_[s] && m.seq != next_[s])
-          fault(ids_[s], step_of(m.kind),
-                who(ids_[s]) + ": message #" + std::to_string(m.seq) + " (" +
-                    hidden_kind_name(m.kind) + ") out of order at log position " +
-                    std::to_string(pos_));
-      fault(ids_[k], step, who(ids_[k]) + ": its " + expected + " is missing at log position " +
-                               std::to_string(pos_));
-    }
-    if (m.seq != next_[k] || m.kind != kind)
+    auto it = at_.find({static_cast<std::uint32_t>(ids_[k]), next_[k]});
+    if (it == at_.end())
+      fault_missing(ids_[k], step, who(ids_[k]) + ": its " + expected + " is missing");
+    const std::size_t i = it->second;
+    const HiddenMessage& m = log[i];
+    if (m.kind != kind)
       fault(ids_[k], step,
             who(ids_[k]) + ": message #" + std::to_string(m.seq) + " (" + hidden_kind_name(m.kind) +
-                ") at log position " + std::to_string(pos_) + " where its " + expected +
+                ") at log position " + std::to_string(i) + " where its " + expected +
                 " was expected");
-    ++pos_;
+    // Posted before a message that precedes it in protocol order: out of turn (still read).
+    if (i < end_)
+      misplace(m, "message #" + std::to_string(m.seq) + " (" + hidden_kind_name(m.kind) +
+                      ") at log position " + std::to_string(i) +
+                      " was posted out of turn, before a message that precedes it");
+    end_ = std::max(end_, i + 1);
+    taken_[i] = true;
+    ++read_;
     ++next_[k];
     bytes_ += m.encoded_size();
     t_.append_message("message", m.encode());
@@ -220,34 +208,61 @@ class Board {
     return out;
   }
 
-  // After the last message of a successful attempt: nothing may follow.
+  // After the last message of a successful attempt: every message of a member not read is
+  // surplus and names its sender.
   void finish() {
+    index();
     const std::span<const HiddenMessage> log = view();
-    if (pos_ >= log.size()) return;
-    const HiddenMessage& m = log[pos_];
-    for (std::size_t id : ids_)
-      if (m.member == id)
-        fault(id, step_of(m.kind),
-              who(id) + ": extra message #" + std::to_string(m.seq) + " (" +
-                  hidden_kind_name(m.kind) + ") after the end of the protocol");
-    fault_unnamed("a message from " + std::to_string(m.member) +
-                  ", not a member, after the end of the protocol");
+    for (const auto& [key, i] : at_)
+      if (!taken_[i])
+        misplace(log[i], "extra message #" + std::to_string(log[i].seq) + " (" +
+                             hidden_kind_name(log[i].kind) + ") after the end of the protocol");
   }
 
   Transcript& transcript() noexcept { return t_; }
   [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
-  [[nodiscard]] std::size_t read() const noexcept { return pos_; }
+  [[nodiscard]] std::size_t read() const noexcept { return read_; }
+  [[nodiscard]] const std::vector<Misplaced>& misplaced() const noexcept { return misplaced_; }
 
  private:
   std::span<const HiddenMessage> view() const {
     return out_ != nullptr ? std::span<const HiddenMessage>(*out_) : in_;
   }
 
+  // Indexes the messages appended since the last call: a member's first message under each
+  // sequence number; a non-member's message, or a member's second one under the same number,
+  // names its sender.
+  void index() {
+    const std::span<const HiddenMessage> log = view();
+    for (; indexed_ < log.size(); ++indexed_) {
+      const HiddenMessage& m = log[indexed_];
+      taken_.push_back(false);
+      if (std::find(ids_.begin(), ids_.end(), std::size_t{m.member}) == ids_.end()) {
+        misplace(m, "message #" + std::to_string(m.seq) + " (" + hidden_kind_name(m.kind) +
+                        ") at log position " + std::to_string(indexed_) +
+                        " from a party that is not a member of this attempt");
+      } else if (!at_.try_emplace({m.member, m.seq}, indexed_).second) {
+        misplace(m, "message #" + std::to_string(m.seq) + " (" + hidden_kind_name(m.kind) +
+                        ") at log position " + std::to_string(indexed_) +
+                        " repeats a sequence number already used (ignored)");
+      }
+    }
+  }
+
+  void misplace(const HiddenMessage& m, std::string why) {
+    misplaced_.push_back(Misplaced{m.member, "party " + std::to_string(m.member) + ": " + std::move(why)});
+  }
+
   const std::vector<std::size_t>& ids_;
   std::vector<HiddenMessage>* out_;
   std::span<const HiddenMessage> in_;
   std::vector<std::uint32_t> posted_, next_;
-  std::size_t pos_ = 0;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> at_;  // (member, seq) → position
+  std::vector<bool> taken_;     // per indexed position: read
+  std::vector<Misplaced> misplaced_;
+  std::size_t indexed_ = 0;     // positions indexed so far
+  std::size_t end_ = 0;         // one past the furthest position read so far
+  std::size_t read_ = 0;
   std::size_t bytes_ = 0;
   Transcript t_;
 };
@@ -395,6 +410,7 @@ class Committee {
   [[nodiscard]] const std::vector<Point>& commitments(Val v) const { return C_[v]; }
   [[nodiscard]] std::size_t bytes() const noexcept { return board_.bytes(); }
   [[nodiscard]] std::size_t messages() const noexcept { return board_.read(); }
+  [[nodiscard]] const std::vector<Misplaced>& misplaced() const noexcept { return board_.misplaced(); }
 
  private:
   double pre_verify_share() const {
@@ -1609,6 +1625,7 @@ HiddenVerdict verify_hidden_log(const HiddenParams& p, std::span<const std::size
   }
   v.messages = com.messages();
   v.bytes = com.bytes();
+  v.misplaced = com.misplaced();
   return v;
 }
 

@@ -1,6 +1,7 @@
 // The public log of the hidden-sample committee and its standalone verifier
 // (docs/sampling.md, "Public log"): honest logs verify with the simulation's commitments, every
-// deviation gets the simulation's verdict, and any tampering is rejected with a blame.
+// deviation gets the simulation's verdict, a changed or missing message is rejected naming its
+// sender, and a message out of place names only its own sender.
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -242,7 +243,7 @@ TEST_CASE("hidden log: every attempt of a run with restarts gets its verdict",
   CHECK(v1.commitments[1] == ok.output->samples[1].commitments);
 }
 
-TEST_CASE("hidden log: tampering is always rejected with a blame",
+TEST_CASE("hidden log: tampering names the member it concerns, and only it",
           "[sampling][hidden][log][tamper]") {
   const HiddenParams p = small_params(2);
   const std::vector<std::size_t> members{0, 1};
@@ -264,6 +265,81 @@ TEST_CASE("hidden log: tampering is always rejected with a blame",
     for (std::size_t i : {std::size_t{0}, replies, n / 2, n - 1})
       test::tamper_message(p, members, log, i);
     test::tamper_log(p, members, log);
+  }
+}
+
+TEST_CASE("hidden log: a message out of place never names another member",
+          "[sampling][hidden][log][tamper]") {
+  // A committee of 3 (members 10, 11, 12), honest; a party that is not a member (7).
+  const HiddenParams p = small_params(3);
+  const std::vector<std::size_t> members{10, 11, 12};
+  DeterministicRng rng(77);
+  const Attempt a = hidden_box_muller_attempt(p, members, {}, rng);
+  REQUIRE(a.output.has_value());
+  const auto& log = a.log;
+  const HiddenVerdict honest = verify_hidden_log(p, members, log);
+  REQUIRE(honest.ok);
+  CHECK(honest.misplaced.empty());
+  const auto at = [](std::size_t k) { return static_cast<std::ptrdiff_t>(k); };
+  // The first triple-products message of member 11 (its turn comes after member 10's).
+  std::size_t turn = 0;
+  while (!(log[turn].member == 11 && log[turn].kind == HiddenKind::kTripleProducts)) ++turn;
+  REQUIRE(log[turn - 1].member == 10);
+  const auto only = [&](const HiddenVerdict& v, std::uint32_t sender) {
+    REQUIRE(v.ok);
+    CHECK_FALSE(v.blame.has_value());
+    CHECK(v.commitments == honest.commitments);
+    REQUIRE_FALSE(v.misplaced.empty());
+    for (const Misplaced& m : v.misplaced) CHECK(m.sender == sender);
+  };
+  SECTION("a non-member's message before a member's turn") {
+    for (HiddenKind kind : {HiddenKind::kTripleProducts, HiddenKind::kPaillierKey}) {
+      auto t = log;
+      HiddenMessage m = log[turn];
+      m.member = 7;
+      m.kind = kind;
+      t.insert(t.begin() + at(turn), m);
+      only(verify_hidden_log(p, members, t), 7);
+    }
+  }
+  SECTION("a member's next message posted before another member's") {
+    // Member 12's triple-products message moved before member 11's (and member 10's).
+    std::size_t next = turn + 1;
+    while (!(log[next].member == 12 && log[next].kind == HiddenKind::kTripleProducts)) ++next;
+    for (std::size_t to : {turn, turn - 1}) {
+      auto t = log;
+      const HiddenMessage m = t[next];
+      t.erase(t.begin() + at(next));
+      t.insert(t.begin() + at(to), m);
+      only(verify_hidden_log(p, members, t), 12);
+    }
+    // Member 12's message of a later round, before member 11's turn.
+    auto t = log;
+    const HiddenMessage m = t[log.size() - 1];
+    REQUIRE(m.member == 12);
+    t.pop_back();
+    t.insert(t.begin() + at(turn), m);
+    only(verify_hidden_log(p, members, t), 12);
+  }
+  SECTION("a surplus message after the end of the log") {
+    for (std::uint32_t sender : {7U, 10U, 12U}) {
+      auto t = log;
+      HiddenMessage m = log.back();
+      m.member = sender;
+      m.seq = 100000;
+      t.push_back(m);
+      only(verify_hidden_log(p, members, t), sender);
+      // A copy of one of the sender's messages (the same sequence number) after the end.
+      if (sender != 7) {
+        auto u = log;
+        for (const HiddenMessage& x : log)
+          if (x.member == sender) {
+            u.push_back(x);
+            break;
+          }
+        only(verify_hidden_log(p, members, u), sender);
+      }
+    }
   }
 }
 
