@@ -227,6 +227,9 @@ struct View {
   };
   std::vector<Attempt> attempts;
   std::optional<std::uint32_t> final_attempt;            // the attempt whose shares make y
+  // Hidden noise: the committee drawn by y, known once the randomness is fixed; only its
+  // members' committee entries are read.
+  std::set<std::uint32_t> committee;
   std::string randomness_failed;                         // every allowed attempt lost a reveal
   std::map<std::uint32_t, std::string> randomness_out;   // excluded by the randomness rounds
   // Parties with a well-formed masked value anywhere in the log before the recovery round closed
@@ -268,6 +271,9 @@ struct View {
   std::size_t entries = 0, bytes = 0;
 };
 
+std::map<std::uint32_t, Key32> opened_shares(const View& v);
+Key32 view_randomness(const View& v);
+
 // Once the reveal round of attempt a is closed: a party that committed in it and has no valid
 // reveal is excluded and the randomness restarts with the parties that revealed (at most
 // randomness_restarts times); a party that may commit and does not is excluded as missing. A
@@ -298,6 +304,12 @@ void settle_attempt(View& v, std::uint32_t a) {
   }
   if (withheld.empty()) {
     v.final_attempt = a;
+    if (p.noise == NoiseMode::hidden) {
+      std::vector<std::uint32_t> eligible;
+      for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
+      const std::vector<std::uint32_t> c = select_committee(p, view_randomness(v), eligible);
+      v.committee.insert(c.begin(), c.end());
+    }
     const auto rest = rounds_after_randomness(p);
     v.close_order.insert(v.close_order.end(), rest.begin(), rest.end());
   } else if (a < p.randomness_restarts) {
@@ -503,6 +515,13 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
           break;
         case MessageType::committee:
           if (!in_round(r == kRoundCommittee && p.noise == NoiseMode::hidden, "committee message")) break;
+          // Only the committee's members post here: anyone else's entry is ignored and names its
+          // sender, before its payload is looked at (docs/protocol.md § Hidden noise).
+          if (!v.committee.count(u)) {
+            v.misplaced.emplace(u, v.final_attempt ? "committee message from a party not on the committee"
+                                                   : "committee message before the joint randomness drew the committee");
+            break;
+          }
           if (auto m = CommitteeMessage::decode(en.payload, &why); m && m->message.member == u) {
             const Key32 d = digest(en.payload);
             v.committee_digests.insert(v.committee_digests.end(), d.begin(), d.end());
@@ -1046,6 +1065,10 @@ struct HiddenNoise {
   // (at the sampler's precision); every other party's noise commitment must be the identity.
   std::vector<std::map<std::uint32_t, Point>> expected;
   std::size_t attempts = 0, messages = 0;
+  // Senders of committee messages out of place (sampling::Misplaced, or of an attempt no reader
+  // takes): named, never excluded for it.
+  std::map<std::uint32_t, std::string> misplaced;
+  std::set<std::uint32_t> blamed_missing;  // members named only because a message of theirs is missing
 };
 
 HiddenNoise check_hidden(const View& v, const Key32& y) {
@@ -1057,6 +1080,7 @@ HiddenNoise check_hidden(const View& v, const Key32& y) {
   h.expected.resize(p.dim);
   const sampling::HiddenParams hp = hidden_params(p);
   std::vector<std::size_t> members(h.committee.begin(), h.committee.end());
+  std::set<std::pair<std::uint32_t, std::uint32_t>> taken;  // (call, attempt) logs read
   for (std::uint32_t call = 0; call < hidden_calls(p); ++call) {
     for (std::uint32_t attempt = 0;; ++attempt) {
       const std::string where = "call " + std::to_string(call) + ", attempt " + std::to_string(attempt);
@@ -1071,7 +1095,9 @@ HiddenNoise check_hidden(const View& v, const Key32& y) {
       }
       ++h.attempts;
       h.messages += it->second.size();
+      taken.insert(it->first);
       const sampling::HiddenVerdict verdict = sampling::verify_hidden_log(hp, members, it->second);
+      for (const auto& m : verdict.misplaced) h.misplaced.emplace(m.sender, "hidden-noise committee, " + where + ": " + m.why);
       if (verdict.ok) {
         for (std::uint32_t s = 0; s < 2; ++s) {
           const std::uint32_t j = 2 * call + s;
@@ -1084,10 +1110,19 @@ HiddenNoise check_hidden(const View& v, const Key32& y) {
       }
       if (verdict.blame) {
         const auto who = static_cast<std::uint32_t>(verdict.blame->member);
+        if (verdict.blame->missing) h.blamed_missing.insert(who);
         h.blamed.emplace(who, std::string("hidden-noise committee, ") + where + ", " +
                                   sampling::step_name(verdict.blame->step) + ": " + verdict.blame->why);
       }
       sampling::drop_blamed(members, verdict.blame);  // no blame: the same members again
+    }
+  }
+  // Messages of a (call, attempt) that the committee never reached are surplus.
+  for (const auto& [key, log] : v.committee_log) {
+    if (taken.count(key)) continue;
+    for (const auto& m : log) {
+      h.misplaced.emplace(m.member, "hidden-noise committee: a message of call " + std::to_string(key.first) + ", attempt " +
+                                        std::to_string(key.second) + ", which the committee never ran");
     }
   }
   h.complete = true;
@@ -1319,6 +1354,9 @@ struct Verdict {
   std::set<Edge> dropped;     // edges left out by a bad-box complaint
   std::string withheld;       // non-empty: no result may be released (hidden noise incomplete)
   std::optional<HiddenNoise> hidden;
+  // Excluded parties with a deviation the board attests (not only a missing or late message,
+  // which an honest party cut off by an early close could have): only these open noise shares.
+  std::set<std::uint32_t> attested;
 };
 
 // The verdict over the rounds closed so far. Exclusions come from rounds 2–8 (and the committee's
@@ -1331,7 +1369,12 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   Verdict out;
   const Key32 y = view_randomness(v);
   const std::map<std::uint32_t, ProofChecks> proofs = check_all_proofs(v, y, cache);
-  auto blame = [&](std::uint32_t u, const std::string& why) { out.bad.emplace(u, why); };
+  // missing: excluded for a message that is not on the board in time (an honest party that a
+  // round closed early cut off looks the same), not for anything it posted.
+  auto blame = [&](std::uint32_t u, const std::string& why, bool missing = false) {
+    out.bad.emplace(u, why);
+    if (!missing) out.attested.insert(u);
+  };
   auto name = [&](std::uint32_t u, const std::string& why) { out.named.emplace(u, why); };
   for (const auto& [u, why] : v.malformed) blame(u, "malformed message: " + why);
   for (const auto& [u, why] : v.misplaced) name(u, why);
@@ -1343,7 +1386,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
 
   // The joint randomness: every party that may take part commits and reveals; an attempt that
   // lost a reveal restarted without the withholders (settle_attempt).
-  for (const auto& [u, why] : v.randomness_out) blame(u, why);
+  for (const auto& [u, why] : v.randomness_out) blame(u, why, true);
   {
     const std::size_t shares = opened_shares(v).size();
     std::string detail = std::to_string(shares) + "/" + std::to_string(p.parties) + " parties' shares, attempt " +
@@ -1360,7 +1403,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   for (std::uint32_t u = 0; u < p.parties; ++u) {
     for (auto w : g.neighbours(u)) {
       if (w > u && !v.edge_seeds.count({u, w})) {
-        blame(u, "no sealed seed for the edge to " + std::to_string(w) + " before round 4 closed (dropped out or late)");
+        blame(u, "no sealed seed for the edge to " + std::to_string(w) + " before round 4 closed (dropped out or late)", true);
         ++seed_fail;
       }
     }
@@ -1424,8 +1467,8 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
       ++cancel_fail;
       auto z = opened.find({u, w});
       if (z == opened.end()) {
-        blame(u, "pairwise term with " + std::to_string(w) + " does not cancel and no seed was revealed");
-        blame(w, "pairwise term with " + std::to_string(u) + " does not cancel and no seed was revealed");
+        blame(u, "pairwise term with " + std::to_string(w) + " does not cancel and no seed was revealed", true);
+        blame(w, "pairwise term with " + std::to_string(u) + " does not cancel and no seed was revealed", true);
         continue;
       }
       if (!terms_follow(mu, i, u, w, z->second, *gens, p.dim)) {
@@ -1459,13 +1502,17 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
     // commitment (members) or the identity (everyone else).
     out.hidden = cached_hidden(v, y, cache);
     const HiddenNoise& h = *out.hidden;
-    for (const auto& [u, why] : h.blamed) blame(u, why);
+    for (const auto& [u, why] : h.blamed) blame(u, why, h.blamed_missing.count(u) > 0);
+    for (const auto& [u, why] : h.misplaced) name(u, why);
     std::string detail = "committee of " + std::to_string(h.committee.size()) + ", " + std::to_string(h.attempts) +
                          " attempt(s), " + std::to_string(h.messages) + " messages, " +
                          std::to_string(v.committee_bytes) + " bytes; Box–Muller, " +
                          std::to_string(p.sampler_precision) + " fractional bits, " + std::to_string(p.paillier_bits) +
                          "-bit Paillier" + (p.paillier_bits < 2048 ? " (insecure test size)" : "");
     if (!h.blamed.empty()) detail += "; " + std::to_string(h.blamed.size()) + " member(s) named";
+    if (!h.misplaced.empty()) {
+      detail += "; " + std::to_string(h.misplaced.size()) + " sender(s) of misplaced messages named (ignored)";
+    }
     if (!h.complete) detail = h.problem + "; " + detail;
     out.checks.push_back({"hidden noise: committee logs verified", h.complete && h.blamed.empty() ? CheckStatus::pass : CheckStatus::fail,
                           detail});
@@ -1509,8 +1556,8 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   out.checks.push_back({"output correctness proofs", out_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
                         std::to_string(v.masked.size() - out_fail) + "/" + std::to_string(v.masked.size()) + " valid"});
   for (std::uint32_t u = 0; u < p.parties; ++u) {
-    if (!v.commits.count(u)) blame(u, std::string(kDroppedOutReason));
-    else if (!v.masked.count(u)) blame(u, std::string(kNoMaskedReason));
+    if (!v.commits.count(u)) blame(u, std::string(kDroppedOutReason), true);
+    else if (!v.masked.count(u)) blame(u, std::string(kNoMaskedReason), true);
   }
 
   // Counted parties, and removal of their pairwise terms with excluded neighbours (round 9,
@@ -1525,6 +1572,20 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   std::set<std::uint32_t> counted;
   for (std::uint32_t u = 0; u < p.parties; ++u) {
     if (!out.bad.count(u)) counted.insert(u);
+  }
+  // Hidden noise: a holder excluded only for a missing or late message may be an honest member cut
+  // off; it must not open its share (its share, opened, would give η to the counted holders if they
+  // all collude), so the session ends here, before any seed or share is revealed.
+  if (out.hidden && out.hidden->complete) {
+    for (std::uint32_t j = 0; j < p.dim && out.withheld.empty(); ++j) {
+      for (const auto& [h, c] : out.hidden->expected[j]) {
+        if (counted.count(h) || out.attested.count(h)) continue;
+        out.withheld = "committee member " + std::to_string(h) + " is excluded only for a missing or late message (" +
+                       out.bad.at(h) + "): it may be an honest member cut off, so it must not open its share of the "
+                       "hidden noise, and no result is released";
+        break;
+      }
+    }
   }
   for (const auto& [w, why] : out.bad) {
     if (v.any_masked.count(w) && !v.masked.count(w) && out.withheld.empty()) {
@@ -1589,7 +1650,10 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   }
   if (out.hidden && out.hidden->complete) {
     // Shares held by parties that are not counted must be opened (round 9) for the sum to carry η
-    // once; at least one counted holder must keep its share folded, or η would be public.
+    // once, but only by holders excluded for an attested deviation: a holder excluded only for a
+    // missing or late message may be an honest member cut off, and its share, opened, would give η
+    // to the counted holders if they all collude; it keeps it and no result is released. At least
+    // one counted holder must keep its share folded, or η would be public.
     const Scalar scale = Scalar::from_u64(std::uint64_t{1} << noise_shift(p));
     std::size_t opened_ok = 0;
     std::set<std::uint32_t> checked;
@@ -1616,6 +1680,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
     out.checks.push_back({"hidden noise carried exactly once", out.withheld.empty() ? CheckStatus::pass : CheckStatus::fail,
                           out.withheld.empty() ? std::to_string(opened_ok) + " uncounted member(s) opened their shares"
                                                : out.withheld});
+    if (!out.withheld.empty()) out.unresolved.clear();
   }
   return out;
 }
@@ -1875,8 +1940,11 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         }
         progress("hidden noise (committee)", call, hidden_calls(p));
         sampling::Attempt a = sampling::hidden_box_muller_attempt(hp, members, cheats, crng);
-        // The log is a sequence: its messages go on the board one by one, in order.
-        for (const auto& msg : a.log) {
+        // Every member posts its messages at its turn: the log goes on the board in protocol order.
+        std::vector<sampling::HiddenMessage> posts = a.log;
+        if (cfg.committee_posts) cfg.committee_posts(call, attempt, posts);
+        for (const auto& msg : posts) {
+          if (msg.member >= parties.size()) continue;
           auto r = board.append(parties[msg.member]->entry(sid, kRoundCommittee, MessageType::committee,
                                                             CommitteeMessage{call, attempt, msg}.encode()));
           if (!r) return r.error();
@@ -2045,7 +2113,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     std::set<Edge> revealed_edges;
     if (verdict.withheld.empty()) {
       for (const auto& [u, why] : verdict.bad) {
-        if (!parties[u]->dropout && parties[u]->holds_noise_share()) {
+        // A member opens its shares only when excluded for a deviation the board attests (never
+        // an honest one); the verdict withholds the result otherwise.
+        if (!parties[u]->dropout && parties[u]->holds_noise_share() && verdict.attested.count(u)) {
           round.emplace_back(u, parties[u]->entry(sid, kRoundRecovery, MessageType::noise_share,
                                                   parties[u]->noise_share_message(p.dim).encode()));
         }

@@ -547,7 +547,7 @@ TEST_CASE("Hidden noise: a deviating committee member is named, the committee re
   CHECK(check_detail(a, "released result").rfind("PASS", 0) == 0);
 }
 
-TEST_CASE("Hidden noise: excluded members open their shares; a vanished member's share withholds the result",
+TEST_CASE("Hidden noise: members excluded for a deviation open their shares; a missing member's share withholds the result",
           "[protocol][run][hidden][cheat]") {
   SECTION("excluded for a bad range proof: its share is opened, the result still carries η once") {
     RunConfig cfg = hidden_config(10, 1, 3, 29);  // a layout with 1 or 2 cheating members
@@ -572,6 +572,35 @@ TEST_CASE("Hidden noise: excluded members open their shares; a vanished member's
     mean /= 3.0;
     CHECK(std::fabs(r.estimate[0] - mean) < 6.0 / 3.0);
   }
+  SECTION("a member excluded only for a missing message keeps its share: no result is released") {
+    // It may be an honest member that a coordinator cut off; its opened share would hand η to
+    // the counted holders, who may all collude.
+    RunConfig cfg = hidden_config(10, 1, 3, 29);
+    cfg.cheats[CheatKind::missing] = 7;
+    auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+    auto report = run_session(cfg, *board);
+    REQUIRE(report.ok());
+    const RunReport& r = report.value();
+    REQUIRE(deviating_members(r) >= 1);
+    INFO(r.withheld);
+    CHECK(r.withheld.find("must not open its share of the hidden noise") != std::string::npos);
+    CHECK(r.estimate.empty());
+    std::size_t shares = 0;
+    auto cp = board->checkpoint();
+    REQUIRE(cp.ok());
+    auto entries = board->read(0, bulletin::open_checkpoint(cp.value(), board->verifier()).value().size);
+    REQUIRE(entries.ok());
+    for (const auto& raw : entries.value()) {
+      auto e = bulletin::decode_entry(raw);
+      REQUIRE(e.ok());
+      shares += e.value().type == bulletin::MessageType::noise_share;
+    }
+    CHECK(shares == 0);
+    AuditReport a = audit_session(*board);
+    CHECK(check_detail(a, "result withheld").rfind("PASS", 0) == 0);
+    CHECK(check_detail(a, "carried exactly once").rfind("FAIL", 0) == 0);
+    CHECK(a.estimate.empty());
+  }
   SECTION("a member drops out after the committee ran: no result is released, the audit says why") {
     RunConfig cfg = hidden_config(10, 1, 3, 27);
     cfg.dropouts = 7;
@@ -581,12 +610,82 @@ TEST_CASE("Hidden noise: excluded members open their shares; a vanished member's
     const RunReport& r = report.value();
     const std::size_t dropped_members = deviating_members(r);
     REQUIRE(dropped_members >= 1);
-    CHECK(r.withheld.find("has not opened its share of the hidden noise") != std::string::npos);
+    CHECK(r.withheld.find("must not open its share of the hidden noise") != std::string::npos);
     CHECK(r.estimate.empty());
     AuditReport a = audit_session(*board);
     CHECK(check_detail(a, "result withheld").rfind("PASS", 0) == 0);
     CHECK(check_detail(a, "carried exactly once").rfind("FAIL", 0) == 0);
     CHECK(a.estimate.empty());  // no estimate: the sum lacks a share of η
+  }
+}
+
+TEST_CASE("Hidden noise: a committee message out of place names only its sender, the result is released",
+          "[protocol][run][hidden][misplaced]") {
+  // A committee of 3; the messages of call 0, attempt 0 are rewritten before they are posted.
+  // The committee is drawn from the joint randomness, which the test learns from the first log.
+  struct Case {
+    const char* name;
+    bool outsider;  // the message comes from a party off the committee (else from member 2)
+    int where;      // 0: before member 1's turn, 1: after the end of the log
+  };
+  const Case cases[] = {
+      {"a non-member's message before member 1's turn", true, 0},
+      {"member 2's next message posted before member 1's", false, 0},
+      {"a non-member's message after the end of the log", true, 1},
+      {"a member's surplus message after the end of the log", false, 1},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      RunConfig cfg = hidden_config(10, 1, 3, 31);
+      std::uint32_t sender = 0;
+      cfg.committee_posts = [&](std::uint32_t call, std::uint32_t attempt, std::vector<sampling::HiddenMessage>& log) {
+        if (call != 0 || attempt != 0) return;
+        std::vector<std::uint32_t> members;
+        for (const auto& m : log)
+          if (std::find(members.begin(), members.end(), m.member) == members.end()) members.push_back(m.member);
+        REQUIRE(members.size() == 3);
+        const auto at = [](std::size_t k) { return static_cast<std::ptrdiff_t>(k); };
+        // Member 1's first triple-products message, and member 2's.
+        std::size_t turn = 0, next = 0;
+        while (!(log[turn].member == members[1] && log[turn].kind == sampling::HiddenKind::kTripleProducts)) ++turn;
+        while (!(log[next].member == members[2] && log[next].kind == sampling::HiddenKind::kTripleProducts)) ++next;
+        sampling::HiddenMessage m = log[next];
+        if (c.outsider) {
+          sender = 0;
+          while (std::find(members.begin(), members.end(), sender) != members.end()) ++sender;
+          m.member = sender;
+          m.seq = 0;
+        } else {
+          sender = members[2];
+          if (c.where == 1) m = log.back();  // a copy of member 2's last message
+        }
+        if (c.where == 0) {
+          if (!c.outsider) log.erase(log.begin() + at(next));
+          log.insert(log.begin() + at(turn), m);
+        } else {
+          log.push_back(m);
+        }
+      };
+      auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+      auto report = run_session(cfg, *board);
+      REQUIRE(report.ok());
+      const RunReport& r = report.value();
+      for (const auto& [u, why] : r.excluded) UNSCOPED_INFO("party " << u << " excluded: " << why);
+      for (const auto& [u, why] : r.named) UNSCOPED_INFO("party " << u << " named: " << why);
+      CHECK(r.excluded.empty());
+      CHECK(r.committee_attempts == 1);
+      REQUIRE(r.named.size() == 1);
+      CHECK(r.named.count(sender) == 1);
+      CHECK(r.withheld.empty());
+      CHECK(r.counted.size() == 10);
+      REQUIRE(r.estimate.size() == 1);
+      AuditReport a = audit_session(*board);
+      for (const auto& ch : a.checks) INFO(ch.name << ": " << check_status_name(ch.status) << " " << ch.detail);
+      REQUIRE(a.misbehaving.size() == 1);
+      CHECK(a.misbehaving.count(sender) == 1);
+      CHECK(a.estimate == r.estimate);
+      CHECK(check_detail(a, "released result").rfind("PASS", 0) == 0);
+    }
   }
 }
 

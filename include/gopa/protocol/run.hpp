@@ -23,8 +23,9 @@
 // Hidden noise (SessionParams::noise): after round 3 a committee drawn by the joint randomness
 // computes one hidden η per coordinate as Pedersen-committed additive shares (gopa/sampling.hpp),
 // its whole log on the board; members fold their shares into X̂ and commit to them, everyone else
-// commits to no noise; an excluded member opens its shares in round 9. The coordinator withholds
-// the result when a share is missing. Separate processes (run_party/run_coordinator) refuse it.
+// commits to no noise; a member excluded for a deviation the board attests opens its shares in
+// round 9. The coordinator withholds the result when a share is missing or would have to come from
+// a member excluded only for a missing or late message (possibly an honest one cut off). Separate processes (run_party/run_coordinator) refuse it.
 #pragma once
 
 #include <cstdint>
@@ -86,6 +87,10 @@ struct RunConfig {
     std::set<std::uint32_t> rounds;
   };
   std::optional<EarlyClose> early_close;
+  // TEST ONLY: rewrites the committee's log of (call, attempt) before it is posted; each message
+  // is then posted, in the order given, signed by the roster party its member field names (a
+  // party off the committee posting, a member posting out of turn or after the end).
+  std::function<void(std::uint32_t call, std::uint32_t attempt, std::vector<sampling::HiddenMessage>& log)> committee_posts;
 };
 
 struct PhaseTime {
