@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +34,7 @@ struct RunArgs : SessionArgs {
   bool json_out = false;
   std::vector<std::string> cheats;
   std::uint32_t dropouts = 0;
+  bool seed_set = false;  // --seed given: a reproducible simulation
 };
 
 
@@ -144,6 +146,13 @@ std::string hex8(const Bytes32& b) { return to_hex(std::span(b).first(4)); }
 int run_run(const RunArgs& args) {
   RunArgs a = args;
   check_session_options(a);
+  // Every secret of the simulated parties (keys, shares, seeds, the committee's randomness) and
+  // the simulated inputs derive from one seed: from the operating system unless --seed fixes it,
+  // which makes the run reproducible and, for anyone who knows the seed, not private. The
+  // planner's sampled graphs keep their public seed (a.seed, default 1).
+  const std::optional<std::uint64_t> reproducible = a.seed_set ? std::optional<std::uint64_t>(a.seed) : std::nullopt;
+  const std::uint64_t secrets = reproducible ? *reproducible : SystemRng().next_u64();
+  a.nonce_seed = reproducible;
   // Inputs (read and checked before anything is planned or written); a CSV fixes --parties.
   CsvInputs csv;
   const gp::InputDomain domain = parse_input_domain(a.input_domain);
@@ -189,7 +198,7 @@ int run_run(const RunArgs& args) {
   std::vector<std::vector<double>> real;
   const bool simulated = a.inputs.empty();
   if (simulated) {
-    DeterministicRng rng(a.seed);
+    DeterministicRng rng(secrets);
     auto unit = [&rng] { return static_cast<double>(rng.next_u64() >> 11) * 0x1p-53; };  // [0, 1)
     for (std::uint32_t u = 0; u < a.parties; ++u) {
       std::vector<double> row;
@@ -216,7 +225,7 @@ int run_run(const RunArgs& args) {
 
   gp::RunConfig cfg;
   cfg.params = p;
-  cfg.seed = a.seed;
+  cfg.seed = secrets;
   cfg.dropouts = a.dropouts;
   std::uint64_t deviating = a.dropouts;
   for (const auto& c : a.cheats) {
@@ -308,6 +317,7 @@ int run_run(const RunArgs& args) {
     put_params(j, p);
     j["privacy"] = privacy;
     j["privacy_claim"] = certificate_json(planned.certificate);
+    j["reproducible_seed"] = reproducible ? json(*reproducible) : json(nullptr);
     if (p.noise == gp::NoiseMode::hidden) {
       j["committee"] = r.committee;
       j["committee_attempts"] = r.committee_attempts;
@@ -353,6 +363,10 @@ int run_run(const RunArgs& args) {
                   static_cast<unsigned long long>(p.input_max), p.frac_bits);
     }
     std::printf("privacy: %s\n", privacy.c_str());
+    if (reproducible) {
+      std::printf("reproducible simulation: every secret derives from --seed %llu; not private\n",
+                  static_cast<unsigned long long>(*reproducible));
+    }
     if (!r.withheld.empty()) std::printf("result withheld: %s\n", r.withheld.c_str());
     for (std::uint32_t j = 0; j < a.dim && j < 8 && j < r.estimate.size(); ++j) {
       std::printf("coordinate %u: estimate %.6f  true mean %.6f  error %+.2e\n", j, r.estimate[j], mean[j],
@@ -494,7 +508,11 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       ->take_all();
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");
   run->add_option("--board", a->board, "SQLite board file to create (default gopa-run-<session>.db)");
-  run->add_option("--seed", a->seed, "seed of the simulated parties' keys and inputs (default 1)");
+  run->add_option_function<std::uint64_t>(
+      "--seed", [a](const std::uint64_t& s) { a->seed = s; a->seed_set = true; },
+      "reproducible simulation: every secret of the simulated parties (keys, shares, noise seeds, the committee's "
+      "randomness), the simulated inputs and the session nonce derive from this seed (not private: anyone who knows "
+      "it recomputes the noise); default: drawn from the operating system");
   run->add_flag("--json", a->json_out, "machine-readable output");
   run->callback([&ctx, a] { ctx.run = [a] { return guarded("run", [&] { return run_run(*a); }); }; });
 

@@ -2,6 +2,7 @@
 #include "session_args.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -198,8 +199,16 @@ PlannedSession plan_session(const SessionArgs& a) {
     throw UsageError("--sampler-precision: must be in 8..16 (the session's fixed point has 16 fractional bits)");
   }
   p.sampler_precision = static_cast<std::uint8_t>(a.sampler_precision);
-  SystemRng sys;
-  sys.fill(p.nonce);
+  if (a.nonce_seed) {
+    std::array<std::uint8_t, 32> key{};
+    const char label[] = "gopa/run/nonce";
+    std::copy(label, label + sizeof label - 1, key.begin());
+    for (unsigned i = 0; i < 8; ++i) key[24 + i] = static_cast<std::uint8_t>(*a.nonce_seed >> (8 * i));
+    DeterministicRng(key).fill(p.nonce);
+  } else {
+    SystemRng sys;
+    sys.fill(p.nonce);
+  }
   if (a.noise != "private" && a.noise != "hidden") throw UsageError("--noise '" + a.noise + "': must be private or hidden");
   const bool hidden = a.noise == "hidden";
   const bool by_hand = a.sigma_eta_set && a.sigma_delta_set;

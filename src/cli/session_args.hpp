@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -53,6 +54,9 @@ struct SessionArgs {
   std::uint32_t min_round_ms = 0;  // 0: min(5000, round_timeout_ms)
   unsigned randomness_restarts = 3;
   std::uint64_t seed = 1;
+  // gopa run --seed: the session nonce derives from this seed (a reproducible simulation);
+  // otherwise it comes from the operating system.
+  std::optional<std::uint64_t> nonce_seed;
   // Which of these were given on the command line (conflicting or partial options are refused).
   bool parties_set = false, epsilon_set = false, sigma_eta_set = false, sigma_delta_set = false, committee_set = false;
 };

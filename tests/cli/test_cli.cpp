@@ -103,6 +103,60 @@ TEST_CASE("gopa run: end to end on an SQLite board, then gopa audit", "[cli][run
   CHECK(gopa("run --parties 8 --board b.db 2>/dev/null", d.path).code == 3);
 }
 
+TEST_CASE("gopa run: secrets from the operating system unless --seed asks for a reproducible simulation",
+          "[cli][run][seed]") {
+  TempDir d;
+  const std::string opts = " --parties 6 --dim 2 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --json";
+  auto run = [&](const std::string& extra) {
+    auto r = gopa("run" + opts + extra, d.path);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  // Without --seed: a new session, new inputs, new secrets each time.
+  const auto a = run(" --board a.db"), b = run(" --board b.db");
+  CHECK(a.at("reproducible_seed").is_null());
+  CHECK(b.at("reproducible_seed").is_null());
+  CHECK(a.at("session_id") != b.at("session_id"));
+  CHECK(a.at("true_mean") != b.at("true_mean"));
+  CHECK(a.at("estimate") != b.at("estimate"));
+  // With --seed: the same session, inputs and result, and the output says it is not private.
+  const auto s = run(" --board s.db --seed 5"), t = run(" --board t.db --seed 5");
+  CHECK(s.at("reproducible_seed") == 5);
+  CHECK(s.at("session_id") == t.at("session_id"));
+  CHECK(s.at("true_mean") == t.at("true_mean"));
+  CHECK(s.at("estimate") == t.at("estimate"));
+  const auto text = gopa("run --parties 6 --dim 1 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board u.db --seed 7", d.path);
+  CHECK(text.code == 0);
+  CHECK(text.out.find("reproducible simulation: every secret derives from --seed 7; not private") != std::string::npos);
+  const auto plain = gopa("run --parties 6 --dim 1 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board v.db", d.path);
+  CHECK(plain.code == 0);
+  CHECK(plain.out.find("reproducible simulation") == std::string::npos);
+}
+
+TEST_CASE("gopa run --noise hidden: the committee's noise is new in every run unless --seed fixes it",
+          "[cli][run][seed][hidden]") {
+  TempDir d;
+  {
+    std::ofstream f(d.path / "in.csv");
+    f << "0.1\n0.2\n0.3\n0.4\n";
+  }
+  // The same inputs each time: only the hidden η makes the estimates differ.
+  auto run = [&](const std::string& extra) {
+    auto r = gopa("run --inputs in.csv --dim 1 --noise hidden --committee 2 --honest-fraction 1 --sigma-eta 0.5 "
+                  "--sigma-delta 20 --neighbors 2 --json 2>/dev/null" + extra, d.path);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j.at("estimate").size() == 1);
+    return j;
+  };
+  const auto a = run(" --board a.db"), b = run(" --board b.db");
+  CHECK(a.at("reproducible_seed").is_null());
+  CHECK(a.at("estimate") != b.at("estimate"));
+  const auto s = run(" --board s.db --seed 9"), t = run(" --board t.db --seed 9");
+  CHECK(s.at("reproducible_seed") == 9);
+  CHECK(s.at("estimate") == t.at("estimate"));
+}
+
 TEST_CASE("gopa run and audit: bad input is refused with exit code 3 and nothing written", "[cli][run]") {
   TempDir d;
   {
