@@ -153,9 +153,9 @@ inline void tamper_log(const HiddenParams& p, const std::vector<std::size_t>& me
   extra.back().member = 1000;
   check_accepted(p, members, log, extra, {1000});
   // Before the first message too.
-  extra.insert(extra.begin(), extra.back());
-  extra.pop_back();
-  check_accepted(p, members, log, extra, {1000});
+  std::vector<HiddenMessage> first{extra.back()};
+  first.insert(first.end(), log.begin(), log.end());
+  check_accepted(p, members, log, first, {1000});
 }
 
 }  // namespace gopa::sampling::test
