@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -150,9 +149,9 @@ int run_run(const RunArgs& args) {
   // the simulated inputs derive from one seed: from the operating system unless --seed fixes it,
   // which makes the run reproducible and, for anyone who knows the seed, not private. The
   // planner's sampled graphs keep their public seed (a.seed, default 1).
-  const std::optional<std::uint64_t> reproducible = a.seed_set ? std::optional<std::uint64_t>(a.seed) : std::nullopt;
-  const std::uint64_t secrets = reproducible ? *reproducible : SystemRng().next_u64();
-  a.nonce_seed = reproducible;
+  const bool reproducible = a.seed_set;
+  const std::uint64_t secrets = reproducible ? a.seed : SystemRng().next_u64();
+  a.nonce_from_seed = reproducible;
   // Inputs (read and checked before anything is planned or written); a CSV fixes --parties.
   CsvInputs csv;
   const gp::InputDomain domain = parse_input_domain(a.input_domain);
@@ -317,7 +316,7 @@ int run_run(const RunArgs& args) {
     put_params(j, p);
     j["privacy"] = privacy;
     j["privacy_claim"] = certificate_json(planned.certificate);
-    j["reproducible_seed"] = reproducible ? json(*reproducible) : json(nullptr);
+    j["reproducible_seed"] = reproducible ? json(secrets) : json(nullptr);
     if (p.noise == gp::NoiseMode::hidden) {
       j["committee"] = r.committee;
       j["committee_attempts"] = r.committee_attempts;
@@ -365,7 +364,7 @@ int run_run(const RunArgs& args) {
     std::printf("privacy: %s\n", privacy.c_str());
     if (reproducible) {
       std::printf("reproducible simulation: every secret derives from --seed %llu; not private\n",
-                  static_cast<unsigned long long>(*reproducible));
+                  static_cast<unsigned long long>(secrets));
     }
     if (!r.withheld.empty()) std::printf("result withheld: %s\n", r.withheld.c_str());
     for (std::uint32_t j = 0; j < a.dim && j < 8 && j < r.estimate.size(); ++j) {

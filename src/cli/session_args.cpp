@@ -199,11 +199,11 @@ PlannedSession plan_session(const SessionArgs& a) {
     throw UsageError("--sampler-precision: must be in 8..16 (the session's fixed point has 16 fractional bits)");
   }
   p.sampler_precision = static_cast<std::uint8_t>(a.sampler_precision);
-  if (a.nonce_seed) {
+  if (a.nonce_from_seed) {
     std::array<std::uint8_t, 32> key{};
     const char label[] = "gopa/run/nonce";
     std::copy(label, label + sizeof label - 1, key.begin());
-    for (unsigned i = 0; i < 8; ++i) key[24 + i] = static_cast<std::uint8_t>(*a.nonce_seed >> (8 * i));
+    for (unsigned i = 0; i < 8; ++i) key[24 + i] = static_cast<std::uint8_t>(a.seed >> (8 * i));
     DeterministicRng(key).fill(p.nonce);
   } else {
     SystemRng sys;

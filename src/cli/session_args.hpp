@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -54,9 +53,9 @@ struct SessionArgs {
   std::uint32_t min_round_ms = 0;  // 0: min(5000, round_timeout_ms)
   unsigned randomness_restarts = 3;
   std::uint64_t seed = 1;
-  // gopa run --seed: the session nonce derives from this seed (a reproducible simulation);
+  // gopa run --seed: the session nonce derives from `seed` (a reproducible simulation);
   // otherwise it comes from the operating system.
-  std::optional<std::uint64_t> nonce_seed;
+  bool nonce_from_seed = false;
   // Which of these were given on the command line (conflicting or partial options are refused).
   bool parties_set = false, epsilon_set = false, sigma_eta_set = false, sigma_delta_set = false, committee_set = false;
 };
