@@ -314,6 +314,7 @@ int run_run(const RunArgs& args) {
       j["committee_bytes"] = r.committee_bytes;
     }
     if (!r.withheld.empty()) j["withheld"] = r.withheld;
+    j["randomness_restarts"] = r.randomness_restarts;
     j["estimate"] = r.estimate;
     j["true_mean"] = mean;  // the mean of the inputs the run was given (simulated or from the CSV)
     if (!csv.header.empty()) j["inputs_header"] = csv.header;

@@ -152,12 +152,20 @@ std::pair<nlohmann::json, nlohmann::json> run_and_audit(const TempDir& d, const 
   CHECK(r.code == 1);
   auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("deviating").size() == deviating);
-  CHECK(j.at("excluded").size() == deviating);
   for (const auto& [party, kind] : j.at("deviating").items()) CHECK(j.at("excluded").contains(party));
+  // An honest party whose every edge leads to an excluded party keeps its masked value back (it
+  // would give its input away) and is excluded as having published none; nobody honest otherwise.
+  std::size_t kept_back = 0;
+  for (const auto& [party, why] : j.at("excluded").items()) {
+    if (j.at("deviating").contains(party)) continue;
+    CHECK(why.get<std::string>().find("no masked value") != std::string::npos);
+    ++kept_back;
+  }
+  CHECK(j.at("excluded").size() == deviating + kept_back);
   auto a = gopa("audit --board " + db + " --json", d.path);
   CHECK(a.code == 1);
   auto ja = nlohmann::json::parse(a.out);
-  CHECK(ja.at("misbehaving").size() == deviating);
+  CHECK(ja.at("misbehaving").size() == deviating + kept_back);
   for (const auto& [party, kind] : j.at("deviating").items()) CHECK(ja.at("misbehaving").contains(party));
   CHECK(ja.at("estimate") == j.at("estimate"));
   return {j, ja};
@@ -169,7 +177,7 @@ TEST_CASE("gopa run --cheat/--dropouts: cheaters are named, exit code 1, audit a
   const auto [j, ja] = run_and_audit(
       d, "--parties 12 --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --cheat cancel:2 --cheat output:1 --dropouts 1",
       "m.db", 4);
-  CHECK(j.at("counted") == 8);
+  CHECK(j.at("counted").get<std::size_t>() + j.at("excluded").size() == 12);
   CHECK(gopa("run --parties 4 --cheat bogus:1 2>/dev/null", d.path).code == 3);
   CHECK(gopa("run --parties 4 --cheat output:x 2>/dev/null", d.path).code == 3);
   CHECK(gopa("run --parties 4 --cheat output:4 --sigma-eta 1 --sigma-delta 1 2>/dev/null", d.path).code == 3);
@@ -838,4 +846,30 @@ TEST_CASE("gopa run --input-domain l2-ball: signed CSV rows in the ball, the cla
   CHECK(jc.at("privacy_claim").at("certified") == true);
   const std::string text = jc.at("privacy");
   CHECK(text.find("L2 ball ‖x‖₂ ≤ C = 1 replaced by another, L2 sensitivity 2C = 2") != std::string::npos);
+}
+
+TEST_CASE("gopa run --cheat withhold: the randomness restarts without the withholders, or ends without a result",
+          "[cli][run][randomness]") {
+  TempDir d;
+  auto r = gopa("run --parties 10 --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --cheat withhold:2 --board w.db --json", d.path);
+  CHECK(r.code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("randomness_restarts") == 2);
+  for (const auto& [party, kind] : j.at("deviating").items()) {
+    REQUIRE(j.at("excluded").contains(party));
+    CHECK(j.at("excluded").at(party).get<std::string>().find("no randomness reveal") != std::string::npos);
+  }
+  CHECK(j.at("estimate").size() == 1);
+  // One withholder more than --randomness-restarts allows: no result, nobody honest named.
+  auto w = gopa("run --parties 10 --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --randomness-restarts 1 --cheat withhold:2 "
+                "--board x.db --json",
+                d.path);
+  CHECK(w.code == 1);
+  auto jw = nlohmann::json::parse(w.out);
+  CHECK(jw.at("withheld").get<std::string>().find("lost a reveal in each of its 2 allowed attempts") != std::string::npos);
+  CHECK(jw.at("estimate").empty());
+  CHECK(jw.at("named").empty());
+  auto a = gopa("audit --board x.db --json", d.path);
+  CHECK(a.code == 1);
+  CHECK(gopa("run --parties 4 --randomness-restarts 9 2>/dev/null", d.path).code == 3);
 }
