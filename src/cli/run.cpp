@@ -297,7 +297,7 @@ int run_run(const RunArgs& args) {
     return kExitIo;
   }
   const auto t_audit = std::chrono::steady_clock::now();
-  const gp::AuditReport audit = gp::audit_session(*board.value());
+  const gp::AuditReport audit = gp::audit_session(*board.value(), report.value().session_id);
   const double audit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_audit).count();
   const gp::RunReport& r = report.value();
 
@@ -385,7 +385,7 @@ int run_run(const RunArgs& args) {
                                                                                                      : kExitMisbehaved;
 }
 
-int run_audit(const std::string& path, const std::string& board_key, bool json_out) {
+int run_audit(const std::string& path, const std::string& board_key, const std::string& session, bool json_out) {
   check_board_path(path);
   const std::string vkey = resolve_vkey(board_key, "--board-key");
   std::unique_ptr<bb::Board> board;
@@ -423,7 +423,27 @@ int run_audit(const std::string& path, const std::string& board_key, bool json_o
     }
     board = std::move(local).value();
   }
-  const gp::AuditReport audit = gp::audit_session(*board);
+  // The session: by its id (or a unique prefix of its hex), or the only one on the board.
+  std::optional<Bytes32> chosen;
+  if (!session.empty()) {
+    auto listing = gp::list_sessions(*board);
+    if (!listing) {
+      std::fprintf(stderr, "gopa audit: cannot read '%s': %s\n", path.c_str(), listing.error().message.c_str());
+      return kExitIo;
+    }
+    for (const auto& id : listing.value()) {
+      if (to_hex(id).rfind(session, 0) != 0) continue;
+      if (chosen) throw UsageError("--session " + session + ": more than one session on the board starts so");
+      chosen = id;
+    }
+    if (!chosen) throw UsageError("--session " + session + ": no session on the board has that id");
+  }
+  const gp::AuditReport audit = gp::audit_session(*board, chosen);
+  if (!chosen && audit.sessions.size() > 1) {
+    std::fprintf(stderr, "gopa audit: %zu sessions on this board; choose one with --session ID:\n", audit.sessions.size());
+    for (const auto& id : audit.sessions) std::fprintf(stderr, "  %s\n", to_hex(id).c_str());
+    return kExitUsage;
+  }
   // What the posted parameters certify, at the default requirement a party states (honest
   // fraction 0.5, δ = 1e-5): the audit re-derives the privacy claim from the board alone.
   std::optional<gp::Certificate> cert;
@@ -502,6 +522,7 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   auto board = std::make_shared<std::string>();
   auto board_key = std::make_shared<std::string>();
   auto json_out = std::make_shared<bool>(false);
+  auto session = std::make_shared<std::string>();
   CLI::App* audit = app.add_subcommand(
       "audit",
       "Re-verify a GOPA board end to end: entry signatures, the session setup, every range proof,\n"
@@ -514,10 +535,12 @@ void add_run_commands(CLI::App& app, Context& ctx) {
                     "the served board's verifier key (vkey), or @FILE to read it from FILE; required with a URL; "
                     "default $GOPA_BOARD_KEY")
       ->envname("GOPA_BOARD_KEY");
+  audit->add_option("--session", *session,
+                    "the session to audit, by its id (hex; a unique prefix will do); needed when the board holds several");
   audit->add_flag("--json", *json_out, "machine-readable output");
-  audit->callback([&ctx, board, board_key, json_out] {
-    ctx.run = [board, board_key, json_out] {
-      return guarded("audit", [&] { return run_audit(*board, *board_key, *json_out); });
+  audit->callback([&ctx, board, board_key, session, json_out] {
+    ctx.run = [board, board_key, session, json_out] {
+      return guarded("audit", [&] { return run_audit(*board, *board_key, *session, *json_out); });
     };
   });
 }

@@ -145,6 +145,10 @@ struct PartyOptions {
   // Called with the certificate once the parameters meet the requirement (before the first post).
   std::function<void(const Certificate&)> accepted;
   std::uint32_t poll_ms = 50;
+  // The session to join; without it, the only session on the board that is not over and whose
+  // roster holds these keys at `index` (refused when there are several).
+  std::optional<Bytes32> session;
+  std::uint64_t wait_ms = 0;  // how long to wait for that session to appear (0: forever)
   std::function<void(const std::string&)> log;  // one line per round
   // TEST ONLY: a malicious party. Called with every entry the honest party is about to post
   // (unsigned), it returns the entries to post instead — none (withheld), others of any type,
@@ -209,6 +213,7 @@ struct AuditReport {
   std::optional<SessionParams> params;               // the session's posted parameters, once read
   // Parties whose x_u + η_u follows from the board (the check "no party's input computable").
   std::vector<std::uint32_t> exposed;
+  std::vector<Bytes32> sessions;  // every session set up on the board, in board order
   bool log_ok = true;                                // false: the log itself is inconsistent
   [[nodiscard]] bool all_passed() const;
 };
@@ -216,6 +221,11 @@ struct AuditReport {
 // Re-verifies everything on the board: entry signatures and canonical encodings, the session
 // setup, every party's range proof, cancellation of every edge, every output proof, and the
 // released result.
-[[nodiscard]] AuditReport audit_session(bulletin::Board& board);
+// The ids of the sessions set up on a board, in board order.
+[[nodiscard]] bulletin::Result<std::vector<Bytes32>> list_sessions(bulletin::Board& board);
+
+// A board holds any number of sessions: `session` chooses one; without it the board must hold
+// exactly one (else a failed check "one session chosen" lists how many there are, in `sessions`).
+[[nodiscard]] AuditReport audit_session(bulletin::Board& board, const std::optional<Bytes32>& session = std::nullopt);
 
 }  // namespace gopa::protocol
