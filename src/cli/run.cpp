@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "session_args.hpp"
 #include "gopa/bulletin/board.hpp"
 #include "gopa/bulletin/http.hpp"
@@ -31,6 +32,7 @@ struct RunArgs : SessionArgs {
   std::string inputs;
   std::string board;
   bool json_out = false;
+  bool progress = false;  // progress lines on stderr even with --json
   std::vector<std::string> cheats;
   std::uint32_t dropouts = 0;
 };
@@ -59,25 +61,6 @@ struct CsvInputs {
   std::vector<std::vector<double>> rows;
   std::vector<std::string> header;  // the column names, if the first row has no number in it
 };
-
-// The session parameters in a --json report, under the same names in `run` and `audit`.
-void put_params(json& j, const gp::SessionParams& p) {
-  j["parties"] = p.parties;
-  j["dim"] = p.dim;
-  j["neighbors"] = p.neighbors;
-  j["sigma_eta"] = p.sigma_eta;
-  j["sigma_delta"] = p.sigma_delta;
-  j["input_max"] = p.input_max_real();
-  j["input_max_fixed"] = p.input_max;
-  j["frac_bits"] = p.frac_bits;
-  j["sampler"] = gp::sampler_name(p.sampler);
-  j["sampler_precision"] = p.sampler_precision;
-  j["noise"] = gp::noise_mode_name(p.noise);
-  j["input_domain"] = gp::input_domain_name(p.input_domain);
-  j["randomness_restarts"] = p.randomness_restarts;
-  j["min_round_ms"] = p.min_round_ms;
-  j["round_timeout_ms"] = p.round_timeout_ms;
-}
 
 // Parses FILE.csv: one row per party, d comma-separated real numbers, each in [0, max] (box) or
 // signed with the row's L2 norm at most max (ball); '#' comments and blank lines skipped; a first
@@ -164,7 +147,7 @@ int run_run(const RunArgs& args) {
                        std::to_string(gp::SessionParams::kMaxParties));
     }
     a.parties = rows;
-    if (!csv.header.empty()) {
+    if (!csv.header.empty() && !a.json_out) {  // --json: in inputs_header
       std::string names;
       for (const auto& h : csv.header) names += (names.empty() ? "" : ",") + h;
       std::fprintf(stderr, "gopa run: %s: header row (%s) read as column names\n", a.inputs.c_str(), names.c_str());
@@ -281,8 +264,8 @@ int run_run(const RunArgs& args) {
   }
   const bool tty = isatty(2) != 0;
   // On a terminal one line per phase, rewritten in place; otherwise (a log file) a line at every
-  // tenth of a phase with at least 100 steps, and at its end.
-  cfg.progress = [tty](const std::string& phase, std::size_t done, std::size_t total) {
+  // tenth of a phase with at least 100 steps, and at its end. None with --json unless --progress.
+  if (!a.json_out || a.progress) cfg.progress = [tty](const std::string& phase, std::size_t done, std::size_t total) {
     if (tty) {
       if (done == total || done % 16 == 0) std::fprintf(stderr, "\r%-32s %zu/%zu", phase.c_str(), done, total);
       if (done == total) std::fprintf(stderr, "\n");
@@ -302,7 +285,7 @@ int run_run(const RunArgs& args) {
   const gp::RunReport& r = report.value();
 
   if (a.json_out) {
-    json j;
+    json j = json_report("run");
     j["session_id"] = to_hex(r.session_id);
     j["board"] = path;
     put_params(j, p);
@@ -319,18 +302,17 @@ int run_run(const RunArgs& args) {
     j["true_mean"] = mean;  // the mean of the inputs the run was given (simulated or from the CSV)
     if (!csv.header.empty()) j["inputs_header"] = csv.header;
     j["counted"] = r.counted.size();
-    j["excluded"] = json::object();
-    for (const auto& [u, why] : r.excluded) j["excluded"][std::to_string(u)] = why;
-    j["named"] = json::object();  // misbehaved without being excluded for it
-    for (const auto& [u, why] : r.named) j["named"][std::to_string(u)] = why;
-    j["deviating"] = json::object();
-    for (const auto& [u, kind] : r.deviating) j["deviating"][std::to_string(u)] = kind;
+    j["excluded"] = parties_json(r.excluded);
+    j["named"] = parties_json(r.named);  // misbehaved without being excluded for it
+    // What --cheat and --dropouts made parties do (the simulation's ground truth, to compare with
+    // `excluded`): party → KIND or "dropout".
+    j["simulated"] = parties_json(r.deviating);
     j["proof_bytes_per_party"] = r.proof_bytes_per_party;
     j["board_entries"] = r.board_entries;
     j["board_bytes"] = r.board_bytes;
     for (const auto& ph : r.phases) j["seconds"][ph.name] = ph.seconds;
     j["seconds"]["audit"] = audit_s;
-    for (const auto& c : audit.checks) j["audit"].push_back({{"check", c.name}, {"status", gp::check_status_name(c.status)}, {"detail", c.detail}});
+    j["checks"] = checks_json(audit.checks);  // the audit of the board after the run
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("session %s  board %s (%zu entries, %.1f KiB)\n", to_hex(r.session_id).substr(0, 16).c_str(),
@@ -359,7 +341,7 @@ int run_run(const RunArgs& args) {
       std::printf("coordinate %u: estimate %.6f  true mean %.6f  error %+.2e\n", j, r.estimate[j], mean[j],
                   r.estimate[j] - mean[j]);
     }
-    if (a.dim > 8) std::printf("… %u more coordinates (--json prints all)\n", a.dim - 8);
+    if (a.dim > 8) std::printf("… (first 8 of %u shown; --json for all)\n", a.dim);
     std::printf("counted %zu/%u parties", r.counted.size(), a.parties);
     if (r.excluded.empty()) std::printf(", nobody excluded\n");
     else std::printf(", excluded:\n");
@@ -452,18 +434,18 @@ int run_audit(const std::string& path, const std::string& board_key, const std::
     cert = gp::certify_session(*audit.params, need.honest_fraction, need.delta);
   }
   if (json_out) {
-    json j;
-    j["schema"] = "gopa-audit/v1";
+    json j = json_report("audit");
     j["board"] = path;
     if (audit.params) {
       const gp::SessionParams& p = *audit.params;
       j["session_id"] = to_hex(p.session_id());
       put_params(j, p);
+      j["privacy"] = privacy_sentence(*cert);
       j["privacy_claim"] = certificate_json(*cert);
     }
-    for (const auto& c : audit.checks) j["checks"].push_back({{"check", c.name}, {"status", gp::check_status_name(c.status)}, {"detail", c.detail}});
-    j["misbehaving"] = json::object();
-    for (const auto& [u, why] : audit.misbehaving) j["misbehaving"][std::to_string(u)] = why;
+    j["checks"] = checks_json(audit.checks);
+    j["excluded"] = parties_json(audit.excluded);
+    j["named"] = parties_json(audit.named);  // misbehaved without being excluded for it
     j["estimate"] = audit.estimate;
     j["counted"] = audit.counted.size();
     std::cout << j.dump(2) << "\n";
@@ -483,7 +465,7 @@ int run_audit(const std::string& path, const std::string& board_key, const std::
     for (const auto& [u, why] : audit.misbehaving) std::printf("party %u: %s\n", u, why.c_str());
     for (std::size_t j = 0; j < audit.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, audit.estimate[j]);
     if (audit.estimate.size() > 8) {
-      std::printf("… %zu more coordinates (--json lists all)\n", audit.estimate.size() - 8);
+      std::printf("… (first 8 of %zu shown; --json for all)\n", audit.estimate.size());
     }
   }
   if (!audit.log_ok) return kExitLogMisbehaved;
@@ -516,7 +498,8 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");
   run->add_option("--board", a->board, "SQLite board file to create (default gopa-run-<session>.db)");
   run->add_option("--seed", a->seed, "seed of the simulated parties' keys and inputs (default 1)");
-  run->add_flag("--json", a->json_out, "machine-readable output");
+  run->add_flag("--json", a->json_out, "machine-readable output (docs/cli-json.md); stderr stays quiet");
+  run->add_flag("--progress", a->progress, "progress lines on stderr with --json too (without --json they are on by default)");
   run->callback([&ctx, a] { ctx.run = [a] { return guarded("run", [&] { return run_run(*a); }); }; });
 
   auto board = std::make_shared<std::string>();
@@ -537,7 +520,7 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       ->envname("GOPA_BOARD_KEY");
   audit->add_option("--session", *session,
                     "the session to audit, by its id (hex; a unique prefix will do); needed when the board holds several");
-  audit->add_flag("--json", *json_out, "machine-readable output");
+  audit->add_flag("--json", *json_out, "machine-readable output (docs/cli-json.md)");
   audit->callback([&ctx, board, board_key, session, json_out] {
     ctx.run = [board, board_key, session, json_out] {
       return guarded("audit", [&] { return run_audit(*board, *board_key, *session, *json_out); });

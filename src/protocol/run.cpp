@@ -2642,6 +2642,8 @@ AuditReport audit_session(bulletin::Board& board, const std::optional<Bytes32>& 
   const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
   Verdict verdict = judge(v, g, nullptr);
   a.checks.insert(a.checks.end(), verdict.checks.begin(), verdict.checks.end());
+  a.excluded = verdict.bad;
+  a.named = verdict.named;
   a.misbehaving = verdict.bad;
   for (const auto& [u, why] : verdict.named) a.misbehaving.emplace(u, why + " (not excluded for it)");
   a.counted = verdict.counted;

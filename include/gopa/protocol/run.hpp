@@ -208,6 +208,8 @@ struct AuditReport {
   // Party index → the first check it failed: the excluded parties, and those named without
   // being excluded (entries outside their rounds, offences inside recovery rounds).
   std::map<std::uint32_t, std::string> misbehaving;
+  std::map<std::uint32_t, std::string> excluded;  // the parties the recomputation leaves out, with reasons
+  std::map<std::uint32_t, std::string> named;     // misbehaved without being excluded for it
   std::vector<double> estimate;                      // recomputed from the board
   std::vector<std::uint32_t> counted;
   std::optional<SessionParams> params;               // the session's posted parameters, once read
