@@ -212,10 +212,20 @@ struct PartyArgs {
   bool json_out = false;
   bool progress = false;  // round lines on stderr even with --json
   std::optional<std::uint64_t> adversary;  // test only: a randomized malicious party
+  std::string session;                     // hex id of the session to join (empty: the only open one)
+  std::uint64_t wait_ms = 0;               // how long to wait for the session (0: forever)
 };
 
 int run_party_cmd(const PartyArgs& a) {
   gp::PartyOptions o;
+  if (!a.session.empty()) {
+    auto id = from_hex(a.session);
+    if (!id || id->size() != 32) throw UsageError("--session: expected the session id, 64 hex digits");
+    Bytes32 sid{};
+    std::copy(id->begin(), id->end(), sid.begin());
+    o.session = sid;
+  }
+  o.wait_ms = a.wait_ms;
   o.index = a.id;
   if (auto why = a.requirement.validate()) throw UsageError("--" + *why);
   o.requirement = a.requirement;
@@ -361,6 +371,10 @@ void add_party_commands(CLI::App& app, Context& ctx) {
                     "... and this δ, graph failure included (default 1e-5)");
   party->add_option("--honest-fraction", p->requirement.honest_fraction,
                     "... against ⌊(1 − ρ)n⌋ colluders: the honest fraction ρ this party assumes (default 0.5)");
+  party->add_option("--session", p->session,
+                    "the session to join, by its id (64 hex digits); default: the only session on the board that is "
+                    "not over and holds this party's keys");
+  party->add_option("--wait-ms", p->wait_ms, "give up when no such session appears within this long (default 0: wait)");
   party->add_flag("--json", p->json_out, "machine-readable output (docs/cli-json.md); stderr stays quiet");
   party->add_flag("--progress", p->progress, "a line per round on stderr with --json too (without --json: on by default)");
   // Test only, hidden from --help: this process plays a randomized malicious party

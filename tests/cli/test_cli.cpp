@@ -288,7 +288,28 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
        << " --sigma-delta 20 --neighbors 2 --sampler clt --sampler-precision 12 --round-timeout-ms 60000 --json"
        << " > coordinator.json 2> coordinator.err\n"
        << "for p in $PIDS; do wait $p; done\n"
-       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json\n";
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json\n"
+       // A second session on the same board: the parties join the only open one; each session
+       // is then audited by its id, and an audit without one refuses to guess.
+       << "PIDS=\"\"\n"
+       << "for i in 0 1 2 3 4 5 6 7; do\n"
+       << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input 0.$((8 - i)) --json"
+       << " --epsilon 1000 --delta 1e-3 --honest-fraction 1 --wait-ms 60000"
+       << " > second$i.json 2> second$i.err &\n"
+       << "  PIDS=\"$PIDS $!\"\n"
+       << "done\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 8 --sigma-eta 0.01"
+       << " --sigma-delta 20 --neighbors 2 --sampler clt --sampler-precision 12 --round-timeout-ms 60000 --json"
+       << " > coordinator2.json 2> coordinator2.err\n"
+       << "for p in $PIDS; do wait $p; done\n"
+       << "S1=$(sed -n 's/.*\"session_id\": \"\\([0-9a-f]*\\)\".*/\\1/p' coordinator.json | head -n 1)\n"
+       << "S2=$(sed -n 's/.*\"session_id\": \"\\([0-9a-f]*\\)\".*/\\1/p' coordinator2.json | head -n 1)\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --session \"$S1\" --json > audit1.json\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --session \"$S2\" --json > audit2.json\n"
+       << "set +e\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" > audit_any.out 2> audit_any.err\n"
+       << "echo $? > audit_any.code\n"
+       << "set -e\n";
   }
   const std::string cmd = "cd '" + d.path.string() + "' && bash multi.sh";
   const int status = std::system(cmd.c_str());
@@ -320,6 +341,21 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
     INFO(c.dump());
     CHECK(c.at("status") == "PASS");
   }
+  // The second session on the same board: its own id, its own result, both audits clean.
+  const auto jc2 = nlohmann::json::parse(std::ifstream(d.path / "coordinator2.json"));
+  CHECK(jc2.at("session_id") != jc.at("session_id"));
+  CHECK(jc2.at("counted") == 8);
+  CHECK(std::fabs(jc2.at("estimate")[0].get<double>() - 0.45) < 0.05);
+  for (const char* f : {"audit1.json", "audit2.json"}) {
+    INFO(f);
+    const auto j = nlohmann::json::parse(std::ifstream(d.path / f));
+    CHECK(j.at("counted") == 8);
+    for (const auto& c : j.at("checks")) CHECK(c.at("status") == "PASS");
+  }
+  CHECK(nlohmann::json::parse(std::ifstream(d.path / "audit1.json")).at("session_id") == jc.at("session_id"));
+  CHECK(nlohmann::json::parse(std::ifstream(d.path / "audit2.json")).at("session_id") == jc2.at("session_id"));
+  CHECK(slurp_file(d.path / "audit_any.code") == "3\n");
+  CHECK(slurp_file(d.path / "audit_any.err").find("2 sessions on this board") != std::string::npos);
 }
 
 TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never gets an honest one excluded or named",
