@@ -2590,7 +2590,8 @@ AuditCheck exposure_check(const View& v, const Graph& g, const Verdict& verdict,
       exposed_out.push_back(w);
     }
   };
-  for (const auto& [root, k] : components) {
+  for (const auto& [component_root, k] : components) {
+    const std::uint32_t root = component_root;  // a plain local: lambdas cannot capture bindings
     if (!std::all_of(k.begin(), k.end(), [&](std::uint32_t u) { return v.masked_anywhere.count(u) > 0; })) continue;
     if (k.size() == 1) {
       single(k.front());
