@@ -163,7 +163,7 @@ int run_run(const RunArgs& args) {
     for (const auto& c : a.cheats) {
       const auto colon = c.find(':');
       if (!gp::cheat_from_name(c.substr(0, colon))) {
-        throw UsageError("--cheat '" + c + "': KIND must be one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee");
+        throw UsageError("--cheat '" + c + "': KIND must be one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee, withhold");
       }
       total += 1;
     }
@@ -214,7 +214,7 @@ int run_run(const RunArgs& args) {
       count = static_cast<std::uint32_t>(std::stoul(n));
     }
     if (!kind || count == 0) {
-      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee");
+      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee, withhold");
     }
     if (*kind == gp::CheatKind::committee && p.noise != gp::NoiseMode::hidden) {
       throw UsageError("--cheat '" + c + "': committee cheats need --noise hidden");
@@ -492,7 +492,8 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   run->add_option("--cheat", a->cheats,
                   "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range (an input outside the domain), forge (an input below 0 behind a domain "
                   "proof forged along G), seed (a noise seed changed after the public randomness, proof forged along G), "
-                  "cancel, noise, output, signature, replay, missing, or committee (with --noise hidden: a committee member deviates inside the hidden-sample protocol)")
+                  "cancel, noise, output, signature, replay, missing, committee (with --noise hidden: a committee member deviates inside the hidden-sample protocol), "
+                  "or withhold (keeps its randomness reveal back once it has read the others': the i-th such party in attempt i, forcing a restart)")
       ->expected(1)
       ->take_all();
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");
