@@ -529,7 +529,9 @@ std::string AuditReport::to_text() const {
 std::string AuditReport::to_json() const {
   json checks_j = json::array();
   for (const auto& c : checks) checks_j.push_back({{"name", c.name}, {"status", check_status_name(c.status)}, {"detail", c.detail}});
-  json j{{"board", board},
+  // The report of `gopa board check --json` (docs/cli-json.md).
+  json j{{"schema", "gopa-board-check/v1"},
+         {"board", board},
          {"size", size},
          {"checkpoint", checkpoint},
          {"checks", checks_j},

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "gopa/circuits/samplers.hpp"
 #include "gopa/circuits/sigma_adapter.hpp"
 #include "gopa/circuits/stats.hpp"
@@ -120,7 +121,7 @@ int run_gaussian(const GaussianOptions& o) {
   };
   auto cell = [](std::optional<double> v, int digits) { return v ? fmt(*v, digits) : std::string("n/a"); };
   if (o.json) {
-    nlohmann::json j;
+    nlohmann::json j = json_report("bench-gaussian");
     j["samples"] = n;
     j["threads"] = threads;
     j["amortize_d"] = o.amortize;

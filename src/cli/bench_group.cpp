@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "gopa/group.hpp"
 #include "gopa/msm.hpp"
 
@@ -239,7 +240,7 @@ int run_group_bench(const GroupBenchOptions& o) {
 
   const unsigned hw = std::thread::hardware_concurrency();
   if (o.json) {
-    nlohmann::json j;
+    nlohmann::json j = json_report("bench-group");
     j["machine"] = {{"hardware_threads", hw},
                     {"load_average_1min_at_start", load_at_start},
                     {"load_average_1min_at_end", load_average()}};

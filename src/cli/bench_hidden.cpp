@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "gopa/sampling.hpp"
 
 namespace gopa::cli {
@@ -77,7 +78,7 @@ int run_hidden(const HiddenOptions& o) {
       }
       std::size_t largest = 0;
       for (const auto& m : log.messages) largest = std::max(largest, m.payload.size());
-      nlohmann::json row = {{"members", c},
+      nlohmann::json row = {{"committee", c},
                             {"f", f},
                             {"F", p.F},
                             {"seed_bits", p.m},
@@ -111,14 +112,12 @@ int run_hidden(const HiddenOptions& o) {
       }
     }
   if (o.json) {
-    std::cout << nlohmann::json{{"bench", "hidden"},
-                                {"sampler", "box-muller"},
-                                {"note", "one call gives two samples; time is the total committee "
-                                         "time (member work + every member's verification); "
-                                         "seconds_audit is one auditor re-checking the public log"},
-                                {"rows", rows}}
-                     .dump(2)
-              << "\n";
+    nlohmann::json j = json_report("bench-hidden");
+    j["sampler"] = "box-muller";
+    j["note"] = "one call gives two samples; time is the total committee time (member work + every member's "
+                "verification); seconds_audit is one auditor re-checking the public log";
+    j["rows"] = rows;
+    std::cout << j.dump(2) << "\n";
   } else {
     std::printf("one call = two samples; time = total committee time (work + c × verification); "
                 "audit = one auditor re-checking the public log; Paillier %u bits\n",
@@ -135,7 +134,7 @@ void add_bench_hidden_command(CLI::App& bench, Context& ctx) {
   auto prec = std::make_shared<std::string>("12,16");
   CLI::App* h = bench.add_subcommand(
       "hidden", "Hidden Box–Muller samples by a committee: bytes and time per sample");
-  h->add_option("--members,-c", *members, "Committee sizes, comma-separated")->capture_default_str();
+  h->add_option("--committee,-c,--members", *members, "Committee sizes, comma-separated (--members: its older name)")->capture_default_str();
   h->add_option("--precisions", *prec, "Output fractional bits, comma-separated")->capture_default_str();
   h->add_option("--paillier-bits", o->paillier_bits,
                 "Paillier modulus bits (even, 674–4096; < 2048 is insecure)")

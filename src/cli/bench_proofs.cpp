@@ -18,6 +18,7 @@
 #include "gopa/sigma/circuit.hpp"
 #include "gopa/sigma/ball.hpp"
 #include "gopa/sigma/range.hpp"
+#include "report.hpp"
 #include "sigma_commands.hpp"
 
 namespace gopa::cli {
@@ -378,7 +379,7 @@ int run_bench(const BenchOptions& o) {
   if (progress) std::fprintf(stderr, "\n");
   const auto tg = targets(rows);
   if (o.json) {
-    nlohmann::json j;
+    nlohmann::json j = json_report("bench-proofs");
     j["reps"] = o.reps;
     j["clock"] = o.wall ? "wall" : "thread-cpu";
     for (const Row& r : rows)

@@ -202,7 +202,7 @@ struct CheckArgs {
 int run_check(const CheckArgs& a) {
   check_board_path(a.board);
   bb::AuditOptions opt;
-  opt.vkey = resolve_vkey(a.key, "--key");
+  opt.vkey = resolve_vkey(a.key, "--board-key");
   opt.state_path = a.state;
   opt.cosigners = a.cosigners;
   opt.threads = a.threads;
@@ -260,8 +260,9 @@ void add_board_commands(CLI::App& app, Context& ctx) {
                     "board URL (http[s]://…) or database (path / postgresql://); default $GOPA_BOARD")
       ->envname("GOPA_BOARD")
       ->required();
-  check->add_option("--key,--board-key", check_args->key,
-                    "the log's vkey to pin (recommended), or @FILE to read it from FILE; default $GOPA_BOARD_KEY")
+  check->add_option("--board-key,--key", check_args->key,
+                    "the log's vkey to pin (recommended), or @FILE to read it from FILE; default $GOPA_BOARD_KEY "
+                    "(--key: its older name)")
       ->envname("GOPA_BOARD_KEY");
   check->add_option("--state", check_args->state, "checkpoint of the previous audit; checked and updated");
   check->add_option("--cosigner", check_args->cosigners, "cosigner vkey whose cosignature must verify (repeatable)");

@@ -18,6 +18,7 @@
 #include "gopa/bulletin/http.hpp"
 #include "gopa/protocol/adversary.hpp"
 #include "gopa/protocol/run.hpp"
+#include "report.hpp"
 #include "session_args.hpp"
 
 namespace gopa::cli {
@@ -141,6 +142,7 @@ int run_keys(const std::string& out) {
 struct CoordinateArgs : SessionArgs {
   std::string board, board_key, roster;
   bool json_out = false;
+  bool progress = false;  // round lines on stderr even with --json
 };
 
 int run_coordinate(const CoordinateArgs& args) {
@@ -169,7 +171,7 @@ int run_coordinate(const CoordinateArgs& args) {
   o.params = p;
   o.roster = roster;
   randombytes_buf(o.sign_seed.data(), o.sign_seed.size());
-  o.log = stderr_log("coordinator");
+  if (!a.json_out || a.progress) o.log = stderr_log("coordinator");
   auto r = gp::run_coordinator(o, *board);
   sodium_memzero(o.sign_seed.data(), o.sign_seed.size());
   if (!r) {
@@ -178,24 +180,24 @@ int run_coordinate(const CoordinateArgs& args) {
   }
   const gp::RunReport& rep = r.value();
   if (a.json_out) {
-    json j;
+    json j = json_report("coordinate");
     j["session_id"] = to_hex(rep.session_id);
+    j["board"] = a.board;
+    put_params(j, p);
     j["privacy"] = privacy;
     j["privacy_claim"] = certificate_json(planned.certificate);
     j["estimate"] = rep.estimate;
     j["counted"] = rep.counted.size();
     if (!rep.withheld.empty()) j["withheld"] = rep.withheld;
-    j["excluded"] = json::object();
-    for (const auto& [u, why] : rep.excluded) j["excluded"][std::to_string(u)] = why;
-    j["named"] = json::object();  // misbehaved without being excluded for it
-    for (const auto& [u, why] : rep.named) j["named"][std::to_string(u)] = why;
+    j["excluded"] = parties_json(rep.excluded);
+    j["named"] = parties_json(rep.named);  // misbehaved without being excluded for it
     j["proof_bytes_per_party"] = rep.proof_bytes_per_party;
     for (const auto& ph : rep.phases) j["seconds"][ph.name] = ph.seconds;
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("session %s\nprivacy: %s\n", to_hex(rep.session_id).substr(0, 16).c_str(), privacy.c_str());
     for (std::size_t j = 0; j < rep.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, rep.estimate[j]);
-    if (rep.estimate.size() > 8) std::printf("… %zu more coordinates (--json lists all)\n", rep.estimate.size() - 8);
+    if (rep.estimate.size() > 8) std::printf("… (first 8 of %zu shown; --json for all)\n", rep.estimate.size());
     if (!rep.withheld.empty()) std::printf("no result: %s\n", rep.withheld.c_str());
     std::printf("counted %zu/%u parties\n", rep.counted.size(), a.parties);
     for (const auto& [u, why] : rep.excluded) std::printf("  party %u excluded: %s\n", u, why.c_str());
@@ -208,11 +210,22 @@ struct PartyArgs {
   std::uint32_t id = 0;
   gp::PrivacyRequirement requirement;
   bool json_out = false;
+  bool progress = false;  // round lines on stderr even with --json
   std::optional<std::uint64_t> adversary;  // test only: a randomized malicious party
+  std::string session;                     // hex id of the session to join (empty: the only open one)
+  std::uint64_t wait_ms = 0;               // how long to wait for the session (0: forever)
 };
 
 int run_party_cmd(const PartyArgs& a) {
   gp::PartyOptions o;
+  if (!a.session.empty()) {
+    auto id = from_hex(a.session);
+    if (!id || id->size() != 32) throw UsageError("--session: expected the session id, 64 hex digits");
+    Bytes32 sid{};
+    std::copy(id->begin(), id->end(), sid.begin());
+    o.session = sid;
+  }
+  o.wait_ms = a.wait_ms;
   o.index = a.id;
   if (auto why = a.requirement.validate()) throw UsageError("--" + *why);
   o.requirement = a.requirement;
@@ -233,7 +246,7 @@ int run_party_cmd(const PartyArgs& a) {
   }
   auto board = connect(a.board, a.board_key, "party");
   if (!board) return kExitIo;
-  o.log = stderr_log("party " + std::to_string(a.id));
+  if (!a.json_out || a.progress) o.log = stderr_log("party " + std::to_string(a.id));
   std::optional<gp::Certificate> accepted;
   o.accepted = [&accepted](const gp::Certificate& c) { accepted = c; };
   std::shared_ptr<gp::RandomAdversary> adv;
@@ -255,11 +268,15 @@ int run_party_cmd(const PartyArgs& a) {
   }
   const gp::PartyOutcome& out = r.value();
   if (a.json_out) {
-    json j;
+    json j = json_report("party");
     j["session_id"] = to_hex(out.session_id);
+    j["board"] = a.board;
+    j["id"] = a.id;
     j["estimate"] = out.estimate;
     j["counted"] = out.counted.size();
     j["counted_me"] = out.counted_me;
+    j["excluded"] = parties_json(out.excluded);
+    j["named"] = parties_json(out.named);
     if (!out.coordinator_problem.empty()) j["coordinator_problem"] = out.coordinator_problem;
     if (!out.withheld.empty()) j["withheld"] = out.withheld;
     if (!out.stopped.empty()) j["stopped"] = out.stopped;
@@ -271,7 +288,7 @@ int run_party_cmd(const PartyArgs& a) {
   } else {
     if (accepted) std::printf("privacy: %s\n", privacy_sentence(*accepted).c_str());
     for (std::size_t j = 0; j < out.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, out.estimate[j]);
-    if (out.estimate.size() > 8) std::printf("… %zu more coordinates (--json lists all)\n", out.estimate.size() - 8);
+    if (out.estimate.size() > 8) std::printf("… (first 8 of %zu shown; --json for all)\n", out.estimate.size());
     if (!out.stopped.empty()) {
       std::printf("stopped: %s\n", out.stopped.c_str());
     } else if (!out.withheld.empty()) {
@@ -324,7 +341,8 @@ void add_party_commands(CLI::App& app, Context& ctx) {
                     "(default min(5000, --round-timeout-ms)); parties refuse a round closed sooner")
       ->check(CLI::Range(1u, 3'600'000u));
   coord->add_option("--seed", c->seed, "seed of the planner's sampled graphs (default 1)");
-  coord->add_flag("--json", c->json_out, "machine-readable output");
+  coord->add_flag("--json", c->json_out, "machine-readable output (docs/cli-json.md); stderr stays quiet");
+  coord->add_flag("--progress", c->progress, "a line per round on stderr with --json too (without --json: on by default)");
   coord->callback([&ctx, c] { ctx.run = [c] { return guarded("coordinate", [&] { return run_coordinate(*c); }); }; });
 
   auto p = std::make_shared<PartyArgs>();
@@ -353,7 +371,12 @@ void add_party_commands(CLI::App& app, Context& ctx) {
                     "... and this δ, graph failure included (default 1e-5)");
   party->add_option("--honest-fraction", p->requirement.honest_fraction,
                     "... against ⌊(1 − ρ)n⌋ colluders: the honest fraction ρ this party assumes (default 0.5)");
-  party->add_flag("--json", p->json_out, "machine-readable output");
+  party->add_option("--session", p->session,
+                    "the session to join, by its id (64 hex digits); default: the only session on the board that is "
+                    "not over and holds this party's keys");
+  party->add_option("--wait-ms", p->wait_ms, "give up when no such session appears within this long (default 0: wait)");
+  party->add_flag("--json", p->json_out, "machine-readable output (docs/cli-json.md); stderr stays quiet");
+  party->add_flag("--progress", p->progress, "a line per round on stderr with --json too (without --json: on by default)");
   // Test only, hidden from --help: this process plays a randomized malicious party
   // (gopa/protocol/adversary.hpp) among honest ones.
   party->add_option("--adversary", p->adversary, "TEST ONLY: deviate at random from this seed")->group("");

@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "gopa/protocol/planner.hpp"
+#include "gopa/protocol/requirements.hpp"
 
 extern char** environ;
 
@@ -37,8 +39,9 @@ std::string fmt(double v, int digits = 4) {
   return buf;
 }
 
-protocol::Progress stderr_progress(const char* cmd) {
-  if (!isatty(STDERR_FILENO)) return {};
+// Progress lines on stderr: with --progress always; otherwise only on a terminal and not with --json.
+protocol::Progress stderr_progress(const char* cmd, bool json, bool asked) {
+  if (!asked && (json || !isatty(STDERR_FILENO))) return {};
   return [cmd](const std::string& line) { std::fprintf(stderr, "gopa %s: %s\n", cmd, line.c_str()); };
 }
 
@@ -53,16 +56,43 @@ nlohmann::json stats_json(const TrialStats& s) {
           {"disconnected_honest_graphs", s.disconnected}};
 }
 
+// What the plan claims, under the names of a session's `privacy_claim` (session_args.cpp,
+// certificate_json): met on the sampled graphs (trials_random, trials_greedy), with δ including
+// the union bound on a disconnected honest subgraph.
+nlohmann::json plan_claim_json(const Plan& p) {
+  const PlanRequest& r = p.request;
+  nlohmann::json c;
+  c["certified"] = p.found;
+  c["why"] = p.found ? "" : "no k in the range tried met the target (see attempts)";
+  c["epsilon"] = r.epsilon;
+  c["delta"] = p.found ? nlohmann::json(r.delta + p.disconnect_bound) : nlohmann::json(nullptr);
+  c["delta_accountant"] = r.delta;
+  c["graph_failure"] = p.found ? nlohmann::json(p.disconnect_bound) : nlohmann::json(nullptr);
+  c["neighbouring_relation"] = protocol::kNeighbouring;
+  c["sensitivity"] = r.sensitivity;
+  c["dim"] = r.dim;
+  c["parties"] = r.parties;
+  c["k"] = p.k;
+  c["sigma_eta"] = p.sigma_eta;
+  c["sigma_delta"] = p.sigma_delta;
+  c["honest_fraction"] = r.honest_fraction;
+  c["colluders"] = p.malicious;
+  c["sampled_graphs"] = r.trials;
+  c["seed"] = r.seed;
+  return c;
+}
+
 nlohmann::json plan_json(const Plan& p) {
   const PlanRequest& r = p.request;
-  nlohmann::json j;
+  nlohmann::json j = json_report("plan");
   j["request"] = {{"parties", r.parties},       {"honest_fraction", r.honest_fraction},
                   {"epsilon", r.epsilon},       {"delta", r.delta},
                   {"sensitivity", r.sensitivity}, {"dim", r.dim},
                   {"trials", r.trials},         {"slack", r.slack},
                   {"margin", r.margin},         {"confidence", r.confidence},
                   {"seed", r.seed},             {"greedy_attack", r.greedy}};
-  j["neighbouring_relation"] = "replace-one";
+  j["neighbouring_relation"] = protocol::kNeighbouring;
+  j["privacy_claim"] = plan_claim_json(p);
   j["honest"] = p.honest;
   j["malicious"] = p.malicious;
   j["mu_target"] = p.mu_target;
@@ -264,7 +294,10 @@ struct PlanOptions {
     return r;
   }();
   std::uint32_t fixed_k = 0;
+  double input_max = 0;
+  bool input_max_set = false;  // otherwise --sensitivity (default 1)
   bool json = false;
+  bool progress = false;
   bool no_greedy = false;
 };
 
@@ -272,8 +305,16 @@ struct SimOptions {
   SimulateRequest req;
   std::string epsilon_range = "0.05:10:12";
   std::string plot;
+  double input_max = 0;
+  bool input_max_set = false;  // otherwise --sensitivity (default 1)
   bool json = false;
+  bool progress = false;
 };
+
+// --input-max M, if given: M must be finite and > 0.
+void check_input_max(bool set, double m) {
+  if (set && !(m > 0.0 && std::isfinite(m))) throw std::invalid_argument("--input-max: must be finite and > 0");
+}
 
 int usage_error(const char* cmd, const std::exception& e) {
   std::fprintf(stderr, "gopa %s: error: %s\n", cmd, e.what());
@@ -291,9 +332,16 @@ void add_plan_commands(CLI::App& app, Context& ctx) {
   plan->add_option("--honest-fraction,--rho", po->req.honest_fraction, "Fraction rho of honest parties, in (0, 1]")
       ->capture_default_str();
   plan->add_option("--epsilon,-e", po->req.epsilon, "Target epsilon")->capture_default_str();
-  plan->add_option("--delta,-d", po->req.delta, "Target delta")->capture_default_str();
-  plan->add_option("--dim", po->req.dim, "Coordinates per input (accuracy figures)")->capture_default_str();
-  plan->add_option("--sensitivity", po->req.sensitivity, "L2 sensitivity of one party's input")->capture_default_str();
+  plan->add_option("--delta", po->req.delta, "Target delta")->capture_default_str();
+  plan->add_option("--dim,-d", po->req.dim, "Coordinates per input: with --input-max, the sensitivity is M*sqrt(d)")
+      ->capture_default_str();
+  auto* plan_m = plan->add_option_function<double>(
+      "--input-max", [po](const double& m) { po->input_max = m; po->input_max_set = true; },
+      "Inputs in [0, M]^d: plan for L2 sensitivity M*sqrt(d), as gopa run does");
+  plan->add_option("--sensitivity", po->req.sensitivity,
+                   "L2 sensitivity S of one party's whole input, given directly (the older option; not with --input-max)")
+      ->capture_default_str()
+      ->excludes(plan_m);
   plan->add_option("--trials", po->req.trials, "Validation graphs (each with a random and a greedy malicious set)")
       ->capture_default_str();
   plan->add_option("--pilot-trials", po->req.pilot_trials, "Graphs used to size sigma_Delta per k")->capture_default_str();
@@ -303,7 +351,7 @@ void add_plan_commands(CLI::App& app, Context& ctx) {
   plan->add_option("--confidence", po->req.confidence, "Confidence of the failure-rate upper bound")->capture_default_str();
   plan->add_option("--candidates", po->req.candidates, "Weakest honest parties checked exactly per trial")
       ->capture_default_str();
-  plan->add_option("--k", po->fixed_k, "Use this k (only size sigma_Delta and validate)");
+  plan->add_option("--neighbors,--k", po->fixed_k, "Use this k (only size sigma_Delta and validate; --k: its older name)");
   plan->add_option("--k-max", po->req.k_max, "Largest k to try (0: min(n-1, 512))")->capture_default_str();
   plan->add_option("--closed-form-failure", po->req.closed_form_failure,
                    "Disconnection probability allowed by the closed-form bound")
@@ -311,18 +359,21 @@ void add_plan_commands(CLI::App& app, Context& ctx) {
   plan->add_option("--seed", po->req.seed, "Seed of the sampled graphs")->capture_default_str();
   plan->add_option("--threads", po->req.threads, "Worker threads")->capture_default_str();
   plan->add_flag("--no-greedy", po->no_greedy, "Skip the greedy graph-aware attack");
-  plan->add_flag("--json", po->json, "Machine-readable output");
+  plan->add_flag("--json", po->json, "Machine-readable output (docs/cli-json.md); stderr stays quiet");
+  plan->add_flag("--progress", po->progress, "Progress lines on stderr even with --json or when it is not a terminal");
   plan->callback([po, &ctx]() {
     ctx.run = [po]() -> int {
       PlanRequest req = po->req;
       req.greedy = !po->no_greedy;
       if (po->fixed_k != 0) req.k_min = req.k_max = po->fixed_k;
       try {
+        check_input_max(po->input_max_set, po->input_max);
+        if (po->input_max_set) req.sensitivity = po->input_max * std::sqrt(static_cast<double>(req.dim));
         req.validate();
       } catch (const std::invalid_argument& e) {
         return usage_error("plan", e);
       }
-      const Plan p = protocol::make_plan(req, stderr_progress("plan"));
+      const Plan p = protocol::make_plan(req, stderr_progress("plan", po->json, po->progress));
       if (po->json) {
         std::cout << plan_json(p).dump(2) << "\n";
       } else {
@@ -341,9 +392,15 @@ void add_plan_commands(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   sim->add_option("--epsilon-range", so->epsilon_range, "MIN:MAX:COUNT (log-spaced) or a comma list")
       ->capture_default_str();
-  sim->add_option("--delta,-d", so->req.delta, "delta")->capture_default_str();
-  sim->add_option("--sensitivity", so->req.sensitivity, "L2 sensitivity of one party's input")->capture_default_str();
-  sim->add_option("--k", so->req.k, "Use this k instead of planning it (with --sigma-ratio)");
+  sim->add_option("--delta", so->req.delta, "delta")->capture_default_str();
+  auto* sim_m = sim->add_option_function<double>(
+      "--input-max", [so](const double& m) { so->input_max = m; so->input_max_set = true; },
+      "Inputs in [0, M] (one coordinate): sensitivity M");
+  sim->add_option("--sensitivity", so->req.sensitivity,
+                  "L2 sensitivity of one party's input, given directly (the older option; not with --input-max)")
+      ->capture_default_str()
+      ->excludes(sim_m);
+  sim->add_option("--neighbors,--k", so->req.k, "Use this k instead of planning it (with --sigma-ratio; --k: its older name)");
   sim->add_option("--sigma-ratio", so->req.sigma_ratio, "sigma_Delta / sigma_eta to use with --k");
   sim->add_option("--slack", so->req.slack, "sigma_eta slack over central noise / sqrt(n_honest)")->capture_default_str();
   sim->add_option("--plan-trials", so->req.plan_trials, "Validation graphs when planning k")->capture_default_str();
@@ -351,12 +408,15 @@ void add_plan_commands(CLI::App& app, Context& ctx) {
   sim->add_option("--seed", so->req.seed, "Seed")->capture_default_str();
   sim->add_option("--threads", so->req.threads, "Worker threads")->capture_default_str();
   sim->add_option("--plot", so->plot, "Write a PNG plot here (with .dat and .gp files beside it; needs gnuplot)");
-  sim->add_flag("--json", so->json, "Machine-readable output");
+  sim->add_flag("--json", so->json, "Machine-readable output (docs/cli-json.md); stderr stays quiet");
+  sim->add_flag("--progress", so->progress, "Progress lines on stderr even with --json or when it is not a terminal");
   sim->callback([so, &ctx]() {
     ctx.run = [so]() -> int {
       SimulateRequest req = so->req;
       try {
         req.epsilons = parse_epsilons(so->epsilon_range);
+        check_input_max(so->input_max_set, so->input_max);
+        if (so->input_max_set) req.sensitivity = so->input_max;
         req.validate();
         if (!so->plot.empty()) {
           const auto slash = so->plot.find_last_of('/');
@@ -368,12 +428,14 @@ void add_plan_commands(CLI::App& app, Context& ctx) {
       } catch (const std::invalid_argument& e) {
         return usage_error("simulate", e);
       }
-      const SimulateResult res = protocol::simulate(req, stderr_progress("simulate"));
+      const SimulateResult res = protocol::simulate(req, stderr_progress("simulate", so->json, so->progress));
       if (!so->plot.empty()) make_plot(res, so->plot);
       if (so->json) {
-        nlohmann::json j;
+        nlohmann::json j = json_report("simulate");
         j["parties"] = req.parties;
         j["honest_fraction"] = req.honest_fraction;
+        j["neighbouring_relation"] = protocol::kNeighbouring;
+        j["sensitivity"] = req.sensitivity;
         j["delta"] = req.delta;
         j["k"] = res.k;
         j["sigma_ratio"] = res.sigma_ratio;

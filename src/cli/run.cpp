@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "report.hpp"
 #include "session_args.hpp"
 #include "gopa/bulletin/board.hpp"
 #include "gopa/bulletin/http.hpp"
@@ -31,6 +32,7 @@ struct RunArgs : SessionArgs {
   std::string inputs;
   std::string board;
   bool json_out = false;
+  bool progress = false;  // progress lines on stderr even with --json
   std::vector<std::string> cheats;
   std::uint32_t dropouts = 0;
   bool seed_set = false;  // --seed given: a reproducible simulation
@@ -60,25 +62,6 @@ struct CsvInputs {
   std::vector<std::vector<double>> rows;
   std::vector<std::string> header;  // the column names, if the first row has no number in it
 };
-
-// The session parameters in a --json report, under the same names in `run` and `audit`.
-void put_params(json& j, const gp::SessionParams& p) {
-  j["parties"] = p.parties;
-  j["dim"] = p.dim;
-  j["neighbors"] = p.neighbors;
-  j["sigma_eta"] = p.sigma_eta;
-  j["sigma_delta"] = p.sigma_delta;
-  j["input_max"] = p.input_max_real();
-  j["input_max_fixed"] = p.input_max;
-  j["frac_bits"] = p.frac_bits;
-  j["sampler"] = gp::sampler_name(p.sampler);
-  j["sampler_precision"] = p.sampler_precision;
-  j["noise"] = gp::noise_mode_name(p.noise);
-  j["input_domain"] = gp::input_domain_name(p.input_domain);
-  j["randomness_restarts"] = p.randomness_restarts;
-  j["min_round_ms"] = p.min_round_ms;
-  j["round_timeout_ms"] = p.round_timeout_ms;
-}
 
 // Parses FILE.csv: one row per party, d comma-separated real numbers, each in [0, max] (box) or
 // signed with the row's L2 norm at most max (ball); '#' comments and blank lines skipped; a first
@@ -172,7 +155,7 @@ int run_run(const RunArgs& args) {
                        std::to_string(gp::SessionParams::kMaxParties));
     }
     a.parties = rows;
-    if (!csv.header.empty()) {
+    if (!csv.header.empty() && !a.json_out) {  // --json: in inputs_header
       std::string names;
       for (const auto& h : csv.header) names += (names.empty() ? "" : ",") + h;
       std::fprintf(stderr, "gopa run: %s: header row (%s) read as column names\n", a.inputs.c_str(), names.c_str());
@@ -188,7 +171,7 @@ int run_run(const RunArgs& args) {
     for (const auto& c : a.cheats) {
       const auto colon = c.find(':');
       if (!gp::cheat_from_name(c.substr(0, colon))) {
-        throw UsageError("--cheat '" + c + "': KIND must be one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee");
+        throw UsageError("--cheat '" + c + "': KIND must be one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee, withhold");
       }
       total += 1;
     }
@@ -239,7 +222,7 @@ int run_run(const RunArgs& args) {
       count = static_cast<std::uint32_t>(std::stoul(n));
     }
     if (!kind || count == 0) {
-      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee");
+      throw UsageError("--cheat '" + c + "': expected KIND[:COUNT] with KIND one of range, forge, seed, cancel, noise, output, signature, replay, missing, committee, withhold");
     }
     if (*kind == gp::CheatKind::committee && p.noise != gp::NoiseMode::hidden) {
       throw UsageError("--cheat '" + c + "': committee cheats need --noise hidden");
@@ -289,8 +272,8 @@ int run_run(const RunArgs& args) {
   }
   const bool tty = isatty(2) != 0;
   // On a terminal one line per phase, rewritten in place; otherwise (a log file) a line at every
-  // tenth of a phase with at least 100 steps, and at its end.
-  cfg.progress = [tty](const std::string& phase, std::size_t done, std::size_t total) {
+  // tenth of a phase with at least 100 steps, and at its end. None with --json unless --progress.
+  if (!a.json_out || a.progress) cfg.progress = [tty](const std::string& phase, std::size_t done, std::size_t total) {
     if (tty) {
       if (done == total || done % 16 == 0) std::fprintf(stderr, "\r%-32s %zu/%zu", phase.c_str(), done, total);
       if (done == total) std::fprintf(stderr, "\n");
@@ -305,12 +288,12 @@ int run_run(const RunArgs& args) {
     return kExitIo;
   }
   const auto t_audit = std::chrono::steady_clock::now();
-  const gp::AuditReport audit = gp::audit_session(*board.value());
+  const gp::AuditReport audit = gp::audit_session(*board.value(), report.value().session_id);
   const double audit_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_audit).count();
   const gp::RunReport& r = report.value();
 
   if (a.json_out) {
-    json j;
+    json j = json_report("run");
     j["session_id"] = to_hex(r.session_id);
     j["board"] = path;
     put_params(j, p);
@@ -323,22 +306,22 @@ int run_run(const RunArgs& args) {
       j["committee_bytes"] = r.committee_bytes;
     }
     if (!r.withheld.empty()) j["withheld"] = r.withheld;
+    j["randomness_restarts"] = r.randomness_restarts;
     j["estimate"] = r.estimate;
     j["true_mean"] = mean;  // the mean of the inputs the run was given (simulated or from the CSV)
     if (!csv.header.empty()) j["inputs_header"] = csv.header;
     j["counted"] = r.counted.size();
-    j["excluded"] = json::object();
-    for (const auto& [u, why] : r.excluded) j["excluded"][std::to_string(u)] = why;
-    j["named"] = json::object();  // misbehaved without being excluded for it
-    for (const auto& [u, why] : r.named) j["named"][std::to_string(u)] = why;
-    j["deviating"] = json::object();
-    for (const auto& [u, kind] : r.deviating) j["deviating"][std::to_string(u)] = kind;
+    j["excluded"] = parties_json(r.excluded);
+    j["named"] = parties_json(r.named);  // misbehaved without being excluded for it
+    // What --cheat and --dropouts made parties do (the simulation's ground truth, to compare with
+    // `excluded`): party → KIND or "dropout".
+    j["simulated"] = parties_json(r.deviating);
     j["proof_bytes_per_party"] = r.proof_bytes_per_party;
     j["board_entries"] = r.board_entries;
     j["board_bytes"] = r.board_bytes;
     for (const auto& ph : r.phases) j["seconds"][ph.name] = ph.seconds;
     j["seconds"]["audit"] = audit_s;
-    for (const auto& c : audit.checks) j["audit"].push_back({{"check", c.name}, {"status", gp::check_status_name(c.status)}, {"detail", c.detail}});
+    j["checks"] = checks_json(audit.checks);  // the audit of the board after the run
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("session %s  board %s (%zu entries, %.1f KiB)\n", to_hex(r.session_id).substr(0, 16).c_str(),
@@ -371,7 +354,7 @@ int run_run(const RunArgs& args) {
       std::printf("coordinate %u: estimate %.6f  true mean %.6f  error %+.2e\n", j, r.estimate[j], mean[j],
                   r.estimate[j] - mean[j]);
     }
-    if (a.dim > 8) std::printf("… %u more coordinates (--json prints all)\n", a.dim - 8);
+    if (a.dim > 8) std::printf("… (first 8 of %u shown; --json for all)\n", a.dim);
     std::printf("counted %zu/%u parties", r.counted.size(), a.parties);
     if (r.excluded.empty()) std::printf(", nobody excluded\n");
     else std::printf(", excluded:\n");
@@ -397,7 +380,7 @@ int run_run(const RunArgs& args) {
                                                                                                      : kExitMisbehaved;
 }
 
-int run_audit(const std::string& path, const std::string& board_key, bool json_out) {
+int run_audit(const std::string& path, const std::string& board_key, const std::string& session, bool json_out) {
   check_board_path(path);
   const std::string vkey = resolve_vkey(board_key, "--board-key");
   std::unique_ptr<bb::Board> board;
@@ -435,7 +418,27 @@ int run_audit(const std::string& path, const std::string& board_key, bool json_o
     }
     board = std::move(local).value();
   }
-  const gp::AuditReport audit = gp::audit_session(*board);
+  // The session: by its id (or a unique prefix of its hex), or the only one on the board.
+  std::optional<Bytes32> chosen;
+  if (!session.empty()) {
+    auto listing = gp::list_sessions(*board);
+    if (!listing) {
+      std::fprintf(stderr, "gopa audit: cannot read '%s': %s\n", path.c_str(), listing.error().message.c_str());
+      return kExitIo;
+    }
+    for (const auto& id : listing.value()) {
+      if (to_hex(id).rfind(session, 0) != 0) continue;
+      if (chosen) throw UsageError("--session " + session + ": more than one session on the board starts so");
+      chosen = id;
+    }
+    if (!chosen) throw UsageError("--session " + session + ": no session on the board has that id");
+  }
+  const gp::AuditReport audit = gp::audit_session(*board, chosen);
+  if (!chosen && audit.sessions.size() > 1) {
+    std::fprintf(stderr, "gopa audit: %zu sessions on this board; choose one with --session ID:\n", audit.sessions.size());
+    for (const auto& id : audit.sessions) std::fprintf(stderr, "  %s\n", to_hex(id).c_str());
+    return kExitUsage;
+  }
   // What the posted parameters certify, at the default requirement a party states (honest
   // fraction 0.5, δ = 1e-5): the audit re-derives the privacy claim from the board alone.
   std::optional<gp::Certificate> cert;
@@ -444,18 +447,18 @@ int run_audit(const std::string& path, const std::string& board_key, bool json_o
     cert = gp::certify_session(*audit.params, need.honest_fraction, need.delta);
   }
   if (json_out) {
-    json j;
-    j["schema"] = "gopa-audit/v1";
+    json j = json_report("audit");
     j["board"] = path;
     if (audit.params) {
       const gp::SessionParams& p = *audit.params;
       j["session_id"] = to_hex(p.session_id());
       put_params(j, p);
+      j["privacy"] = privacy_sentence(*cert);
       j["privacy_claim"] = certificate_json(*cert);
     }
-    for (const auto& c : audit.checks) j["checks"].push_back({{"check", c.name}, {"status", gp::check_status_name(c.status)}, {"detail", c.detail}});
-    j["misbehaving"] = json::object();
-    for (const auto& [u, why] : audit.misbehaving) j["misbehaving"][std::to_string(u)] = why;
+    j["checks"] = checks_json(audit.checks);
+    j["excluded"] = parties_json(audit.excluded);
+    j["named"] = parties_json(audit.named);  // misbehaved without being excluded for it
     j["estimate"] = audit.estimate;
     j["counted"] = audit.counted.size();
     std::cout << j.dump(2) << "\n";
@@ -475,7 +478,7 @@ int run_audit(const std::string& path, const std::string& board_key, bool json_o
     for (const auto& [u, why] : audit.misbehaving) std::printf("party %u: %s\n", u, why.c_str());
     for (std::size_t j = 0; j < audit.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, audit.estimate[j]);
     if (audit.estimate.size() > 8) {
-      std::printf("… %zu more coordinates (--json lists all)\n", audit.estimate.size() - 8);
+      std::printf("… (first 8 of %zu shown; --json for all)\n", audit.estimate.size());
     }
   }
   if (!audit.log_ok) return kExitLogMisbehaved;
@@ -502,7 +505,8 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   run->add_option("--cheat", a->cheats,
                   "KIND:COUNT (repeatable): COUNT parties deviate; KIND is range (an input outside the domain), forge (an input below 0 behind a domain "
                   "proof forged along G), seed (a noise seed changed after the public randomness, proof forged along G), "
-                  "cancel, noise, output, signature, replay, missing, or committee (with --noise hidden: a committee member deviates inside the hidden-sample protocol)")
+                  "cancel, noise, output, signature, replay, missing, committee (with --noise hidden: a committee member deviates inside the hidden-sample protocol), "
+                  "or withhold (keeps its randomness reveal back once it has read the others': the i-th such party in attempt i, forcing a restart)")
       ->expected(1)
       ->take_all();
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");
@@ -512,12 +516,14 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       "reproducible simulation: every secret of the simulated parties (keys, shares, noise seeds, the committee's "
       "randomness), the simulated inputs and the session nonce derive from this seed (not private: anyone who knows "
       "it recomputes the noise); default: drawn from the operating system");
-  run->add_flag("--json", a->json_out, "machine-readable output");
+  run->add_flag("--json", a->json_out, "machine-readable output (docs/cli-json.md); stderr stays quiet");
+  run->add_flag("--progress", a->progress, "progress lines on stderr with --json too (without --json they are on by default)");
   run->callback([&ctx, a] { ctx.run = [a] { return guarded("run", [&] { return run_run(*a); }); }; });
 
   auto board = std::make_shared<std::string>();
   auto board_key = std::make_shared<std::string>();
   auto json_out = std::make_shared<bool>(false);
+  auto session = std::make_shared<std::string>();
   CLI::App* audit = app.add_subcommand(
       "audit",
       "Re-verify a GOPA board end to end: entry signatures, the session setup, every range proof,\n"
@@ -530,10 +536,12 @@ void add_run_commands(CLI::App& app, Context& ctx) {
                     "the served board's verifier key (vkey), or @FILE to read it from FILE; required with a URL; "
                     "default $GOPA_BOARD_KEY")
       ->envname("GOPA_BOARD_KEY");
-  audit->add_flag("--json", *json_out, "machine-readable output");
-  audit->callback([&ctx, board, board_key, json_out] {
-    ctx.run = [board, board_key, json_out] {
-      return guarded("audit", [&] { return run_audit(*board, *board_key, *json_out); });
+  audit->add_option("--session", *session,
+                    "the session to audit, by its id (hex; a unique prefix will do); needed when the board holds several");
+  audit->add_flag("--json", *json_out, "machine-readable output (docs/cli-json.md)");
+  audit->callback([&ctx, board, board_key, session, json_out] {
+    ctx.run = [board, board_key, session, json_out] {
+      return guarded("audit", [&] { return run_audit(*board, *board_key, *session, *json_out); });
     };
   });
 }

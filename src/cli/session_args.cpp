@@ -25,7 +25,7 @@ void add_session_options(CLI::App* cmd, SessionArgs& a) {
          "--parties", [&a](const std::uint32_t& n) { a.parties = n; a.parties_set = true; },
          "number of parties n, 2.." + std::to_string(gp::SessionParams::kMaxParties))
       ->check(CLI::Range(2u, gp::SessionParams::kMaxParties));
-  cmd->add_option("--dim", a.dim, "coordinates per input, 1..4096 (default 1)")->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--dim,-d", a.dim, "coordinates per input, 1..4096 (default 1)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--input-domain", a.input_domain,
                   "box: every coordinate in [0, M] (default); l2-ball: signed vectors with ‖x‖₂ <= C, as clipped "
                   "gradients (L2 sensitivity 2C instead of M·√d)");
@@ -382,6 +382,24 @@ void check_board_path(const std::string& board) {
   if (in.gcount() != sizeof head || std::string(head, sizeof head) != std::string("SQLite format 3\0", 16)) {
     throw UsageError("--board: '" + board + "' is not a board (an SQLite database)");
   }
+}
+
+void put_params(nlohmann::json& j, const gp::SessionParams& p) {
+  j["parties"] = p.parties;
+  j["dim"] = p.dim;
+  j["k"] = p.neighbors;
+  j["sigma_eta"] = p.sigma_eta;
+  j["sigma_delta"] = p.sigma_delta;
+  j["input_max"] = p.input_max_real();
+  j["input_max_fixed"] = p.input_max;
+  j["frac_bits"] = p.frac_bits;
+  j["sampler"] = gp::sampler_name(p.sampler);
+  j["sampler_precision"] = p.sampler_precision;
+  j["noise"] = gp::noise_mode_name(p.noise);
+  j["input_domain"] = gp::input_domain_name(p.input_domain);
+  j["randomness_restarts"] = p.randomness_restarts;
+  j["min_round_ms"] = p.min_round_ms;
+  j["round_timeout_ms"] = p.round_timeout_ms;
 }
 
 nlohmann::json certificate_json(const gp::Certificate& c) {

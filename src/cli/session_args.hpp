@@ -106,6 +106,10 @@ void check_board_path(const std::string& board);
 // The sentence stating what a certificate certifies (or why nothing is).
 [[nodiscard]] std::string privacy_sentence(const protocol::Certificate& c);
 
+// The session parameters in a --json report, under the same names in `run`, `audit` and
+// `coordinate` (docs/cli-json.md).
+void put_params(nlohmann::json& j, const protocol::SessionParams& p);
+
 // The certificate's numbers for --json outputs.
 [[nodiscard]] nlohmann::json certificate_json(const protocol::Certificate& c);
 

@@ -269,6 +269,7 @@ struct View {
   std::map<std::uint32_t, std::string> misplaced;
   std::vector<std::string> log_problems;
   std::size_t entries = 0, bytes = 0;
+  std::size_t other_sessions_entries = 0;  // entries of other sessions on the same board
 };
 
 std::map<std::uint32_t, Key32> opened_shares(const View& v);
@@ -325,7 +326,10 @@ void settle_attempt(View& v, std::uint32_t a) {
   }
 }
 
-bulletin::Result<View> read_view(bulletin::Board& board) {
+// The board as one session sees it: the session with id `session`, or when none is given the
+// first session set up on the board. Entries of other sessions (a board holds any number) are
+// passed over; their count is kept.
+bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Bytes32>& session = std::nullopt) {
   View v;
   auto cp = board.checkpoint();
   if (!cp) return cp.error();
@@ -346,6 +350,11 @@ bulletin::Result<View> read_view(bulletin::Board& board) {
       const Entry& en = e.value();
       if (en.payload_kind != bulletin::PayloadKind::inline_bytes) {
         v.log_problems.push_back("blob payloads are not used by this protocol version");
+        continue;
+      }
+      const bool other_session = v.head ? en.session_id != v.sid : session && en.session_id != *session;
+      if (other_session) {
+        ++v.other_sessions_entries;
         continue;
       }
       if (en.type == MessageType::session_setup) {
@@ -1877,7 +1886,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   }
   std::optional<View> randomness_view;
   for (std::uint32_t attempt = 0;; ++attempt) {
-    auto before = read_view(board);
+    auto before = read_view(board, sid);
     if (!before) return before.error();
     const std::set<std::uint32_t> live = before.value().attempts.at(attempt).live;
     Posts round;
@@ -1894,7 +1903,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
                                               SeedRevealMessage{parties[u]->share()}.encode()));
     }
     if (auto e = post_round(reveal_round_of(attempt), std::move(round))) return *e;
-    auto after = read_view(board);
+    auto after = read_view(board, sid);
     if (!after) return after.error();
     if (after.value().final_attempt || !after.value().randomness_failed.empty()) {
       randomness_view = std::move(after).value();
@@ -1991,7 +2000,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   if (randomness_ok) {
     if (auto e = post_round(kRoundEdgeSeed, std::move(round))) return *e;
     round.clear();
-    auto view = read_view(board);
+    auto view = read_view(board, sid);
     if (!view) return view.error();
     for (std::uint32_t hi = 0; hi < p.parties; ++hi) {
       if (out_of_session.count(hi)) continue;
@@ -2012,7 +2021,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // Round 6: commitments and range proofs (drop-outs have vanished).
   std::vector<std::optional<CommitMessage>> commits(p.parties);
   if (randomness_ok) {
-    auto view = read_view(board);
+    auto view = read_view(board, sid);
     if (!view) return view.error();
     const std::set<Edge> dropped = dropped_edges(view.value());
     std::mutex progress_mu;
@@ -2065,7 +2074,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // counts it and leaves it a hidden edge to a counted party (masked_refusal); a drop-out or a
   // `missing` cheater publishes none; a `replay` cheater copies another party's.
   if (randomness_ok) {
-    auto view = read_view(board);
+    auto view = read_view(board, sid);
     if (!view) return view.error();
     const Verdict before = judge(view.value(), g, &cache);
     std::vector<std::optional<MaskedMessage>> masked(p.parties);
@@ -2107,7 +2116,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     // Round 9: the counted neighbours of excluded parties reveal their edge seeds, so the excluded
     // parties' pairwise terms can be removed from the sum; excluded committee members open their
     // noise shares. Nothing is revealed when the verdict withholds the result.
-    auto rv = read_view(board);
+    auto rv = read_view(board, sid);
     if (!rv) return rv.error();
     const Verdict verdict = judge(rv.value(), g, &cache);
     std::set<Edge> revealed_edges;
@@ -2138,7 +2147,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
 
   // Round 10: the coordinator checks everything and releases the result, unless the verdict
   // withholds it.
-  auto view = read_view(board);
+  auto view = read_view(board, sid);
   if (!view) return view.error();
   Verdict verdict = judge(view.value(), g, &cache);
   report.withheld = verdict.withheld;
@@ -2155,7 +2164,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   if (verdict.withheld.empty()) report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
   for (auto u : verdict.counted) report.published[u] = estimate_of(p, view.value().masked.at(u).xhat, 1);
   phase_done("aggregate");
-  auto final_view = read_view(board);
+  auto final_view = read_view(board, sid);
   if (final_view) {
     report.board_entries = final_view.value().entries;
     report.board_bytes = final_view.value().bytes;
@@ -2174,11 +2183,12 @@ void say(const std::function<void(const std::string&)>& log, const std::string& 
 }
 
 // Polls the board until pred(view) holds; an error after `timeout_ms` (0: wait forever).
-bulletin::Result<View> wait_view(bulletin::Board& board, std::uint32_t poll_ms, std::uint64_t timeout_ms,
-                                 const std::function<bool(const View&)>& pred, const std::string& what) {
+bulletin::Result<View> wait_view(bulletin::Board& board, const std::optional<Bytes32>& session, std::uint32_t poll_ms,
+                                 std::uint64_t timeout_ms, const std::function<bool(const View&)>& pred,
+                                 const std::string& what) {
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    auto v = read_view(board);
+    auto v = read_view(board, session);
     if (v && pred(v.value())) return v;
     if (!v && v.error().code != Errc::not_found) return v.error();
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
@@ -2191,9 +2201,82 @@ bulletin::Result<View> wait_view(bulletin::Board& board, std::uint32_t poll_ms, 
 
 }  // namespace
 
+bulletin::Result<std::vector<Bytes32>> list_sessions(bulletin::Board& board) {
+  auto cp = board.checkpoint();
+  if (!cp) return cp.error();
+  auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
+  if (!opened) return opened.error();
+  std::vector<Bytes32> ids;
+  const std::uint64_t size = opened.value().size;
+  for (std::uint64_t at = 0; at < size; at += 1024) {
+    auto batch = board.read(at, std::min(size, at + 1024));
+    if (!batch) return batch.error();
+    for (const auto& raw : batch.value()) {
+      auto e = bulletin::decode_entry(raw);
+      if (e && e.value().type == MessageType::session_setup &&
+          std::find(ids.begin(), ids.end(), e.value().session_id) == ids.end()) {
+        ids.push_back(e.value().session_id);
+      }
+    }
+  }
+  return ids;
+}
+
+namespace {
+
+// Whether a session is over: its result is out, its recovery round is closed, or its randomness
+// failed.
+bool session_over(const View& v) {
+  return v.result.has_value() || v.closed.count(kRoundRecovery) > 0 || !v.randomness_failed.empty();
+}
+
+// The session a party takes part in: `o.session`, or else the only session on the board that is
+// not over and whose roster holds this party's keys at its index. Waits for it (a party may start
+// before the coordinator) up to o.wait_ms (0: forever); refuses when several are open.
+bulletin::Result<View> find_session(const PartyOptions& o, bulletin::Board& board) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    if (o.session) {
+      auto v = read_view(board, o.session);
+      if (v && v.value().setup) return v;
+      if (!v && v.error().code != Errc::not_found) return v.error();
+    } else {
+      auto ids = list_sessions(board);
+      if (!ids) return ids.error();
+      std::vector<View> open;
+      for (const auto& id : ids.value()) {
+        auto v = read_view(board, id);
+        if (!v) {
+          if (v.error().code == Errc::not_found) continue;
+          return v.error();
+        }
+        const View& w = v.value();
+        if (!w.setup || session_over(w)) continue;
+        if (o.index < w.setup->roster.size() && w.setup->roster[o.index] == o.keys.public_entry()) {
+          open.push_back(std::move(v).value());
+        }
+      }
+      if (open.size() == 1) return std::move(open.front());
+      if (open.size() > 1) {
+        std::string list;
+        for (const auto& w : open) list += (list.empty() ? "" : ", ") + to_hex(std::span<const std::uint8_t>(w.sid)).substr(0, 16);
+        return make_error(Errc::invalid_argument, std::to_string(open.size()) + " open sessions on the board hold this party's keys (" +
+                                                      list + "): choose one with its id");
+      }
+    }
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (o.wait_ms != 0 && static_cast<std::uint64_t>(waited.count()) >= o.wait_ms) {
+      return make_error(Errc::timeout, "no open session for this party appeared on the board within " + std::to_string(o.wait_ms) + " ms");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(o.poll_ms));
+  }
+}
+
+}  // namespace
+
 bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board& board) {
   // The setup names the roster; wait for it (a party may start before the coordinator).
-  auto first = wait_view(board, o.poll_ms, 0, [](const View& v) { return v.setup.has_value(); }, "the session setup");
+  auto first = find_session(o, board);
   if (!first) return first.error();
   const SetupMessage setup = *first.value().setup;
   const SessionParams& p = setup.params;
@@ -2269,7 +2352,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   auto finish = [&](std::uint32_t round) -> bulletin::Result<View> {
     if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
     say(o.log, "round " + std::to_string(round) + " done");
-    auto v = wait_view(board, o.poll_ms, close_wait, [round](const View& w) { return w.closed.count(round) > 0; },
+    auto v = wait_view(board, sid, o.poll_ms, close_wait, [round](const View& w) { return w.closed.count(round) > 0; },
                        "the coordinator to close round " + std::to_string(round));
     if (!v) return v;
     const auto now = std::chrono::steady_clock::now();
@@ -2393,7 +2476,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
                                      [](const auto& b) { return b.second == kNoMaskedReason; });
     if (missing && at_close.withheld.empty()) {
       std::this_thread::sleep_until(last_close + std::chrono::milliseconds(p.min_round_ms));
-      auto again = read_view(board);
+      auto again = read_view(board, sid);
       if (!again) return again.error();
       v9 = std::move(again).value();
     }
@@ -2415,7 +2498,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
       return out;
     }
   }
-  GOPA_TRY_VIEW(vr, wait_view(board, o.poll_ms, close_wait, [](const View& v) { return v.result.has_value(); },
+  GOPA_TRY_VIEW(vr, wait_view(board, sid, o.poll_ms, close_wait, [](const View& v) { return v.result.has_value(); },
                               "the result"));
 #undef GOPA_TRY_VIEW
   // The party checks the released result against its own recomputation over the same rounds;
@@ -2470,14 +2553,14 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   // Waits for every party still in the session to mark `round` finished (or the timeout), then
   // closes it; only the parties that finished it are waited for next time.
   auto run_round = [&](std::uint32_t round) -> bulletin::Status {
-    auto v = wait_view(board, o.poll_ms, p.round_timeout_ms, [&](const View& view) {
+    auto v = wait_view(board, sid, o.poll_ms, p.round_timeout_ms, [&](const View& view) {
       auto it = view.done.find(round);
       if (it == view.done.end()) return expected.empty();
       return std::includes(it->second.begin(), it->second.end(), expected.begin(), expected.end());
     }, "round " + std::to_string(round));
     if (!v && v.error().code != Errc::timeout) return v.error();
     if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
-    auto closed = read_view(board);
+    auto closed = read_view(board, sid);
     if (!closed) return closed.error();
     std::set<std::uint32_t> finished;
     if (auto it = closed.value().done.find(round); it != closed.value().done.end()) finished = it->second;
@@ -2496,7 +2579,7 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   // reveal, 4, …, 9 (the board extends the order as the randomness attempts settle).
   std::optional<View> view;
   for (std::size_t i = 0;; ++i) {
-    auto read = read_view(board);
+    auto read = read_view(board, sid);
     if (!read) return read.error();
     view = std::move(read).value();
     if (i >= view->close_order.size()) break;
@@ -2577,7 +2660,8 @@ AuditCheck exposure_check(const View& v, const Graph& g, const Verdict& verdict,
       exposed_out.push_back(w);
     }
   };
-  for (const auto& [root, k] : components) {
+  for (const auto& [component_root, k] : components) {
+    const std::uint32_t root = component_root;  // a plain local: lambdas cannot capture bindings
     if (!std::all_of(k.begin(), k.end(), [&](std::uint32_t u) { return v.masked_anywhere.count(u) > 0; })) continue;
     if (k.size() == 1) {
       single(k.front());
@@ -2602,9 +2686,15 @@ AuditCheck exposure_check(const View& v, const Graph& g, const Verdict& verdict,
 
 }  // namespace
 
-AuditReport audit_session(bulletin::Board& board) {
+AuditReport audit_session(bulletin::Board& board, const std::optional<Bytes32>& session) {
   AuditReport a;
-  auto view = read_view(board);
+  if (auto ids = list_sessions(board)) a.sessions = ids.value();
+  if (!session && a.sessions.size() > 1) {
+    a.checks.push_back({"one session chosen", CheckStatus::fail,
+                        std::to_string(a.sessions.size()) + " sessions on the board: choose one by its id"});
+    return a;
+  }
+  auto view = read_view(board, session);
   if (!view) {
     a.log_ok = false;
     a.checks.push_back({"read and decode the board", CheckStatus::fail, view.error().message});
@@ -2623,6 +2713,8 @@ AuditReport audit_session(bulletin::Board& board) {
   const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
   Verdict verdict = judge(v, g, nullptr);
   a.checks.insert(a.checks.end(), verdict.checks.begin(), verdict.checks.end());
+  a.excluded = verdict.bad;
+  a.named = verdict.named;
   a.misbehaving = verdict.bad;
   for (const auto& [u, why] : verdict.named) a.misbehaving.emplace(u, why + " (not excluded for it)");
   a.counted = verdict.counted;

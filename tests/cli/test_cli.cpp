@@ -9,8 +9,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -66,6 +68,16 @@ struct TempDir {
   }
 };
 
+std::string slurp_file(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Checks a --json report against the conventions every report shares (defined below).
+void check_report(const nlohmann::json& j, const std::string& schema);
+
 }  // namespace
 
 TEST_CASE("gopa --version and --help", "[cli]") {
@@ -91,7 +103,7 @@ TEST_CASE("gopa run: end to end on an SQLite board, then gopa audit", "[cli][run
     const double est = j.at("estimate")[k], mean = j.at("true_mean")[k];
     CHECK(std::fabs(est - mean) < 0.05);
   }
-  for (const auto& c : j.at("audit")) CHECK(c.at("status") != "FAIL");
+  for (const auto& c : j.at("checks")) CHECK(c.at("status") != "FAIL");
   CHECK(fs::exists(d.path / "b.db"));
 
   auto a = gopa("audit --board b.db --json", d.path);
@@ -205,14 +217,22 @@ std::pair<nlohmann::json, nlohmann::json> run_and_audit(const TempDir& d, const 
   auto r = gopa("run " + args + " --board " + db + " --json", d.path);
   CHECK(r.code == 1);
   auto j = nlohmann::json::parse(r.out);
-  CHECK(j.at("deviating").size() == deviating);
-  CHECK(j.at("excluded").size() == deviating);
-  for (const auto& [party, kind] : j.at("deviating").items()) CHECK(j.at("excluded").contains(party));
+  CHECK(j.at("simulated").size() == deviating);
+  for (const auto& [party, kind] : j.at("simulated").items()) CHECK(j.at("excluded").contains(party));
+  // An honest party whose every edge leads to an excluded party keeps its masked value back (it
+  // would give its input away) and is excluded as having published none; nobody honest otherwise.
+  std::size_t kept_back = 0;
+  for (const auto& [party, why] : j.at("excluded").items()) {
+    if (j.at("simulated").contains(party)) continue;
+    CHECK(why.get<std::string>().find("no masked value") != std::string::npos);
+    ++kept_back;
+  }
+  CHECK(j.at("excluded").size() == deviating + kept_back);
   auto a = gopa("audit --board " + db + " --json", d.path);
   CHECK(a.code == 1);
   auto ja = nlohmann::json::parse(a.out);
-  CHECK(ja.at("misbehaving").size() == deviating);
-  for (const auto& [party, kind] : j.at("deviating").items()) CHECK(ja.at("misbehaving").contains(party));
+  CHECK(ja.at("excluded").size() == deviating + kept_back);
+  for (const auto& [party, kind] : j.at("simulated").items()) CHECK(ja.at("excluded").contains(party));
   CHECK(ja.at("estimate") == j.at("estimate"));
   return {j, ja};
 }
@@ -223,7 +243,7 @@ TEST_CASE("gopa run --cheat/--dropouts: cheaters are named, exit code 1, audit a
   const auto [j, ja] = run_and_audit(
       d, "--parties 12 --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --cheat cancel:2 --cheat output:1 --dropouts 1",
       "m.db", 4);
-  CHECK(j.at("counted") == 8);
+  CHECK(j.at("counted").get<std::size_t>() + j.at("excluded").size() == 12);
   CHECK(gopa("run --parties 4 --cheat bogus:1 2>/dev/null", d.path).code == 3);
   CHECK(gopa("run --parties 4 --cheat output:x 2>/dev/null", d.path).code == 3);
   CHECK(gopa("run --parties 4 --cheat output:4 --sigma-eta 1 --sigma-delta 1 2>/dev/null", d.path).code == 3);
@@ -236,7 +256,7 @@ TEST_CASE("gopa run: forged domain and noise proofs are excluded and named; the 
   TempDir d;
   const auto [j, ja] = run_and_audit(
       d, "--parties 8 --dim 2 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --cheat forge:1 --cheat seed:1", "f.db", 2);
-  for (const auto& [party, kind] : j.at("deviating").items()) {
+  for (const auto& [party, kind] : j.at("simulated").items()) {
     REQUIRE(j.at("excluded").contains(party));
     const std::string why = j.at("excluded").at(party).get<std::string>();
     if (kind == "forge") CHECK(why.find("input outside the domain [0, M]") != std::string::npos);
@@ -246,7 +266,7 @@ TEST_CASE("gopa run: forged domain and noise proofs are excluded and named; the 
   for (double e : j.at("estimate").get<std::vector<double>>()) CHECK(std::fabs(e - 0.5) < 0.5);
   int failed = 0;
   for (const auto& c : ja.at("checks")) {
-    const std::string name = c.at("check").get<std::string>();
+    const std::string name = c.at("name").get<std::string>();
     if (name == "input domain proofs" || name == "noise sampled from committed seeds") {
       CHECK(c.at("status") == "FAIL");
       ++failed;
@@ -322,28 +342,74 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
        << " --sigma-delta 20 --neighbors 2 --sampler clt --sampler-precision 12 --round-timeout-ms 60000 --json"
        << " > coordinator.json 2> coordinator.err\n"
        << "for p in $PIDS; do wait $p; done\n"
-       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json\n";
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json\n"
+       // A second session on the same board: the parties join the only open one; each session
+       // is then audited by its id, and an audit without one refuses to guess.
+       << "PIDS=\"\"\n"
+       << "for i in 0 1 2 3 4 5 6 7; do\n"
+       << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input 0.$((8 - i)) --json"
+       << " --epsilon 1000 --delta 1e-3 --honest-fraction 1 --wait-ms 60000"
+       << " > second$i.json 2> second$i.err &\n"
+       << "  PIDS=\"$PIDS $!\"\n"
+       << "done\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 8 --sigma-eta 0.01"
+       << " --sigma-delta 20 --neighbors 2 --sampler clt --sampler-precision 12 --round-timeout-ms 60000 --json"
+       << " > coordinator2.json 2> coordinator2.err\n"
+       << "for p in $PIDS; do wait $p; done\n"
+       << "S1=$(sed -n 's/.*\"session_id\": \"\\([0-9a-f]*\\)\".*/\\1/p' coordinator.json | head -n 1)\n"
+       << "S2=$(sed -n 's/.*\"session_id\": \"\\([0-9a-f]*\\)\".*/\\1/p' coordinator2.json | head -n 1)\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --session \"$S1\" --json > audit1.json\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --session \"$S2\" --json > audit2.json\n"
+       << "set +e\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" > audit_any.out 2> audit_any.err\n"
+       << "echo $? > audit_any.code\n"
+       << "set -e\n";
   }
   const std::string cmd = "cd '" + d.path.string() + "' && bash multi.sh";
   const int status = std::system(cmd.c_str());
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
+  check_report(jc, "gopa-coordinate/v1");
   CHECK(jc.at("counted") == 8);
+  CHECK(jc.at("k") == 2);
   CHECK(jc.at("excluded").empty());
+  CHECK(jc.at("named").empty());
+  // --json keeps stderr quiet: no round lines from the coordinator or the parties.
+  CHECK(slurp_file(d.path / "coordinator.err").empty());
   const double estimate = jc.at("estimate")[0];
   CHECK(std::fabs(estimate - 0.45) < 0.05);  // mean of 0.1 … 0.8, σ_η/√8 ≈ 0.004
   for (int i = 0; i < 8; ++i) {
     const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + std::to_string(i) + ".json")));  // NOLINT
+    check_report(jp, "gopa-party/v1");
     CHECK(jp.at("counted_me") == true);
+    CHECK(jp.at("id") == i);
+    CHECK(jp.at("excluded").empty());
     CHECK(jp.at("estimate")[0] == estimate);  // every party reads the same result
+    CHECK(slurp_file(d.path / ("party" + std::to_string(i) + ".err")).empty());
   }
   const auto ja = nlohmann::json::parse(std::ifstream(d.path / "audit.json"));
+  check_report(ja, "gopa-audit/v1");
   CHECK(ja.at("counted") == 8);
   for (const auto& c : ja.at("checks")) {
     INFO(c.dump());
     CHECK(c.at("status") == "PASS");
   }
+  // The second session on the same board: its own id, its own result, both audits clean.
+  const auto jc2 = nlohmann::json::parse(std::ifstream(d.path / "coordinator2.json"));
+  CHECK(jc2.at("session_id") != jc.at("session_id"));
+  CHECK(jc2.at("counted") == 8);
+  CHECK(std::fabs(jc2.at("estimate")[0].get<double>() - 0.45) < 0.05);
+  for (const char* f : {"audit1.json", "audit2.json"}) {
+    INFO(f);
+    const auto j = nlohmann::json::parse(std::ifstream(d.path / f));
+    CHECK(j.at("counted") == 8);
+    for (const auto& c : j.at("checks")) CHECK(c.at("status") == "PASS");
+  }
+  CHECK(nlohmann::json::parse(std::ifstream(d.path / "audit1.json")).at("session_id") == jc.at("session_id"));
+  CHECK(nlohmann::json::parse(std::ifstream(d.path / "audit2.json")).at("session_id") == jc2.at("session_id"));
+  CHECK(slurp_file(d.path / "audit_any.code") == "3\n");
+  CHECK(slurp_file(d.path / "audit_any.err").find("2 sessions on this board") != std::string::npos);
 }
 
 TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never gets an honest one excluded or named",
@@ -387,14 +453,15 @@ TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never g
       const std::string key = std::to_string(i);
       CHECK_FALSE(jc.at("excluded").contains(key));
       CHECK_FALSE(jc.at("named").contains(key));
-      CHECK_FALSE(ja.at("misbehaving").contains(key));
+      CHECK_FALSE(ja.at("excluded").contains(key));
+      CHECK_FALSE(ja.at("named").contains(key));
       const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + key + ".json")));  // NOLINT
       CHECK(jp.at("counted_me") == true);
       CHECK(jp.at("estimate") == jc.at("estimate"));
     }
     CHECK(ja.at("estimate") == jc.at("estimate"));
     for (const auto& c : ja.at("checks")) {
-      const std::string name = c.at("check");
+      const std::string name = c.at("name");
       if (name == "released result matches the recomputation" || name == "excluded parties' pairwise terms removed") {
         CHECK(c.at("status") == "PASS");
       }
@@ -413,7 +480,7 @@ TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is 
   auto r3 = gopa("run --parties 20 --honest-fraction 1 --neighbors 3 --board n3.db --json", d.path);
   REQUIRE(r3.code == 0);
   const auto j = nlohmann::json::parse(r3.out);
-  CHECK(j.at("neighbors") == 3);
+  CHECK(j.at("k") == 3);
   const auto& c = j.at("privacy_claim");
   CHECK(c.at("certified") == true);
   CHECK(c.at("k") == 3);
@@ -429,8 +496,7 @@ TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is 
   // Graph failure is part of δ.
   CHECK(c.at("graph_failure").get<double>() > 0.0);
   CHECK(c.at("delta_accountant").get<double>() + c.at("graph_failure").get<double>() == Approx(1e-5));
-  CHECK(text.find("P(honest subgraph disconnected, union bound over 4 draws colluders could pick from)") !=
-        std::string::npos);
+  CHECK(text.find("P(honest subgraph disconnected, union bound over 4 draws colluders could pick from)") != std::string::npos);
   CHECK(text.find("NO party colludes") != std::string::npos);
 }
 
@@ -466,10 +532,10 @@ TEST_CASE("gopa run --dim: the claim covers the whole vector; the default assume
 
 TEST_CASE("gopa run --noise hidden: a committee too small for δ is refused", "[cli][run][privacy]") {
   TempDir d;
-  // n = 100, half colluding: all 5 members collude with probability 0.028 per draw, 0.113 over the
-  // 4 draws colluders can pick from (3 randomness restarts), far above δ.
+  // n = 100, half colluding: all 5 members collude with probability 0.028 per draw, far above δ.
   auto r = gopa("run --parties 100 --noise hidden --committee 5 --board h.db 2>&1", d.path);
   CHECK(r.code == 3);
+  // Over the 4 draws colluders can pick from (3 randomness restarts): 0.113.
   CHECK(r.out.find("--committee 5: P(all members collude) = 0.113 (over 4 possible draws)") != std::string::npos);
   CHECK(r.out.find("use --committee 18 or more") != std::string::npos);
   CHECK_FALSE(fs::exists(d.path / "h.db"));
@@ -584,15 +650,6 @@ TEST_CASE("gopa coordinate with planned parameters: parties with the default req
     CHECK(jp.at("privacy") == jc.at("privacy"));
   }
 }
-
-namespace {
-std::string slurp_file(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-}  // namespace
 
 TEST_CASE("gopa help and gopa version", "[cli]") {
   TempDir d;
@@ -737,10 +794,12 @@ TEST_CASE("gopa run --inputs: a header row is read as such and the CSV fixes --p
   CHECK(j.at("counted") == 4);
   CHECK(j.at("inputs_header") == nlohmann::json::array({"temperature", "humidity"}));
   CHECK(std::fabs(j.at("estimate")[0].get<double>() - 0.4) < 0.01);
-  CHECK(slurp_file(d.path / "h.err").find("header row (temperature,humidity)") != std::string::npos);
-  // --parties, if given, must match the CSV.
-  CHECK(gopa("run --inputs h.csv --dim 2 --parties 4 --sigma-eta 0.001 --sigma-delta 5 --neighbors 2 --board h4.db > /dev/null",
+  CHECK(slurp_file(d.path / "h.err").empty());  // --json: the header is in inputs_header, stderr stays quiet
+  // --parties, if given, must match the CSV; without --json the header is reported on stderr.
+  CHECK(gopa("run --inputs h.csv --dim 2 --parties 4 --sigma-eta 0.001 --sigma-delta 5 --neighbors 2 --board h4.db"
+             " > /dev/null 2> h4.err",
              d.path).code == 0);
+  CHECK(slurp_file(d.path / "h4.err").find("header row (temperature,humidity)") != std::string::npos);
   auto m = gopa("run --inputs h.csv --dim 2 --parties 5 --board h5.db 2>&1", d.path);
   CHECK(m.code == 3);
   CHECK(m.out.find("4 rows for 5 parties") != std::string::npos);
@@ -788,7 +847,7 @@ TEST_CASE("Exit codes: the same cause gives the same code in every subcommand", 
   CHECK(code("run --parties 6 --dropouts 1 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board drop.db") == 0);
   CHECK(code("audit --board drop.db") == 0);
   auto dropped = nlohmann::json::parse(gopa("audit --board drop.db --json", d.path).out);
-  CHECK(dropped.at("misbehaving").size() == 1);  // still named, with its reason
+  CHECK(dropped.at("excluded").size() == 1);  // still named, with its reason
   // 1: a cheater, in run and audit.
   CHECK(code("run --parties 6 --cheat output:1 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board cheat.db") == 1);
   CHECK(code("audit --board cheat.db") == 1);
@@ -833,13 +892,13 @@ TEST_CASE("gopa audit states the session, its parameters and what they certify, 
   CHECK(a.out.find("privacy (from the posted parameters") != std::string::npos);
   CHECK(a.out.find("estimate[7]") != std::string::npos);
   CHECK(a.out.find("estimate[8]") == std::string::npos);
-  CHECK(a.out.find("… 2 more coordinates (--json lists all)") != std::string::npos);
+  CHECK(a.out.find("… (first 8 of 10 shown; --json for all)") != std::string::npos);
   auto aj = gopa("audit --board v.db --json", d.path);
   CHECK(aj.code == 0);
   const auto ja = nlohmann::json::parse(aj.out);
   CHECK(ja.at("schema") == "gopa-audit/v1");
   CHECK(ja.at("session_id") == j.at("session_id"));
-  CHECK(ja.at("neighbors") == 2);
+  CHECK(ja.at("k") == 2);
   CHECK(ja.at("estimate").size() == 10);
   CHECK(ja.at("privacy_claim").at("k") == 2);
   CHECK(ja.at("privacy_claim").contains("epsilon"));
@@ -892,4 +951,203 @@ TEST_CASE("gopa run --input-domain l2-ball: signed CSV rows in the ball, the cla
   CHECK(jc.at("privacy_claim").at("certified") == true);
   const std::string text = jc.at("privacy");
   CHECK(text.find("L2 ball ‖x‖₂ ≤ C = 1 replaced by another, L2 sensitivity 2C = 2") != std::string::npos);
+}
+
+TEST_CASE("gopa run --cheat withhold: the randomness restarts without the withholders, or ends without a result",
+          "[cli][run][randomness]") {
+  TempDir d;
+  auto r = gopa("run --parties 10 --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --cheat withhold:2 --board w.db --json", d.path);
+  CHECK(r.code == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("randomness_restarts") == 2);
+  for (const auto& [party, kind] : j.at("simulated").items()) {
+    REQUIRE(j.at("excluded").contains(party));
+    CHECK(j.at("excluded").at(party).get<std::string>().find("no randomness reveal") != std::string::npos);
+  }
+  CHECK(j.at("estimate").size() == 1);
+  // One withholder more than --randomness-restarts allows: no result, nobody honest named.
+  auto w = gopa("run --parties 10 --sigma-eta 0.01 --sigma-delta 20 --neighbors 3 --randomness-restarts 1 --cheat withhold:2 "
+                "--board x.db --json",
+                d.path);
+  CHECK(w.code == 1);
+  auto jw = nlohmann::json::parse(w.out);
+  CHECK(jw.at("withheld").get<std::string>().find("lost a reveal in each of its 2 allowed attempts") != std::string::npos);
+  CHECK(jw.at("estimate").empty());
+  CHECK(jw.at("named").empty());
+  auto a = gopa("audit --board x.db --json", d.path);
+  CHECK(a.code == 1);
+  CHECK(gopa("run --parties 4 --randomness-restarts 9 2>/dev/null", d.path).code == 3);
+}
+
+namespace {
+// The shared conventions of every --json report (docs/cli-json.md): a schema name, and the same
+// names for the same things (`checks` entries with `name`, `excluded`/`named` parties, `k`,
+// `committee`, numeric privacy fields) — the older names appear nowhere.
+void check_report(const nlohmann::json& j, const std::string& schema) {
+  INFO(schema);
+  REQUIRE(j.is_object());
+  REQUIRE(j.contains("schema"));
+  CHECK(j.at("schema") == schema);
+  // Walks every object in the report.
+  std::vector<const nlohmann::json*> todo{&j};
+  while (!todo.empty()) {
+    const nlohmann::json* at = todo.back();
+    todo.pop_back();
+    if (at->is_object()) {
+      for (const auto& [key, value] : at->items()) {
+        INFO("key " << key);
+        for (const char* old : {"neighbors", "deviating", "misbehaving", "members", "check"}) CHECK(key != old);
+        todo.push_back(&value);
+      }
+    } else if (at->is_array()) {
+      for (const auto& value : *at) todo.push_back(&value);
+    }
+  }
+  if (j.contains("checks")) {
+    REQUIRE(j.at("checks").is_array());
+    for (const auto& c : j.at("checks")) {
+      CHECK(c.at("name").is_string());
+      CHECK(c.at("status").is_string());
+      CHECK(c.at("detail").is_string());
+    }
+  }
+  for (const char* parties : {"excluded", "named"}) {
+    if (!j.contains(parties)) continue;
+    REQUIRE(j.at(parties).is_object());
+    for (const auto& [u, why] : j.at(parties).items()) {
+      CHECK(u.find_first_not_of("0123456789") == std::string::npos);
+      CHECK(why.is_string());
+    }
+  }
+  if (j.contains("privacy_claim")) {
+    const auto& c = j.at("privacy_claim");
+    CHECK(c.at("certified").is_boolean());
+    CHECK((c.at("epsilon").is_number() || c.at("epsilon").is_null()));
+    for (const char* number : {"delta_accountant", "sigma_eta", "sigma_delta", "honest_fraction", "sensitivity"}) {
+      INFO(number);
+      CHECK(c.at(number).is_number());
+    }
+    CHECK((c.at("delta").is_number() || c.at("delta").is_null()));
+    CHECK(c.at("k").is_number_unsigned());
+    CHECK(c.at("neighbouring_relation") == "replace-one");
+  }
+}
+}  // namespace
+
+TEST_CASE("Every --json report parses, names its schema and uses the shared names; stderr stays quiet", "[cli][json]") {
+  TempDir d;
+  // Runs `gopa ARGS --json` expecting exit code `code` and nothing on stderr; returns the report.
+  auto report = [&](const std::string& args, int code, const std::string& schema) {
+    INFO(args);
+    auto r = gopa(args + " 2> json.err", d.path);
+    CHECK(r.code == code);
+    CHECK(slurp_file(d.path / "json.err").empty());
+    nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    check_report(j, schema);
+    return j;
+  };
+  const auto run = report("run --parties 6 --dim 2 --cheat output:1 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2"
+                          " --board r.db --json",
+                          1, "gopa-run/v1");
+  CHECK(run.at("k") == 2);
+  CHECK(run.at("excluded").size() == 1);
+  CHECK(run.at("simulated").size() == 1);
+  CHECK(run.at("privacy_claim").at("k") == 2);
+  CHECK_FALSE(run.at("checks").empty());
+  const auto audit = report("audit --board r.db --json", 1, "gopa-audit/v1");
+  CHECK(audit.at("k") == 2);
+  CHECK(audit.at("excluded") == run.at("excluded"));
+  CHECK(audit.at("named").empty());
+  CHECK(audit.at("privacy_claim").at("sigma_eta") == run.at("sigma_eta"));
+  const auto check = report("board check --board r.db --json", 0, "gopa-board-check/v1");
+  CHECK_FALSE(check.at("checks").empty());
+  const auto plan = report("plan --parties 30 --trials 10 --json", 0, "gopa-plan/v1");
+  CHECK(plan.at("privacy_claim").at("k") == plan.at("k"));
+  CHECK(plan.at("privacy_claim").at("epsilon") == 1.0);
+  CHECK(plan.at("privacy_claim").at("honest_fraction") == 0.5);
+  const auto sim = report("simulate --parties 30 --neighbors 3 --sigma-ratio 10 --epsilon-range 1 --repetitions 5 --json", 0,
+                          "gopa-simulate/v1");
+  CHECK(sim.at("k") == 3);
+  report("bench proofs --reps 1 --batch 2 --max-d 1 --ranges-only --json", 0, "gopa-bench-proofs/v1");
+  report("bench group --quick --json", 0, "gopa-bench-group/v1");
+  report("bench gaussian --quick --samplers clt --precisions 8 --ref-samples 1000 --json", 0, "gopa-bench-gaussian/v1");
+  const auto hidden = report("bench hidden --quick --paillier-bits 674 --json", 0, "gopa-bench-hidden/v1");
+  CHECK(hidden.at("rows")[0].at("committee") == 3);
+  // Progress is there when asked for (and without --json).
+  CHECK(gopa("run --parties 4 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board p.db --json --progress 2> p.err > /dev/null",
+             d.path).code == 0);
+  CHECK(slurp_file(d.path / "p.err").find("gopa run: ") != std::string::npos);
+  CHECK(gopa("run --parties 4 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board t.db 2> t.err > /dev/null", d.path).code == 0);
+  CHECK(slurp_file(d.path / "t.err").find("gopa run: ") != std::string::npos);
+  CHECK(gopa("plan --parties 30 --trials 10 --json --progress 2> plan.err > /dev/null", d.path).code == 0);
+  CHECK_FALSE(slurp_file(d.path / "plan.err").empty());
+}
+
+TEST_CASE("The same option has the same name in every subcommand; older names still work and --help lists them",
+          "[cli][options]") {
+  TempDir d;
+  auto json_of = [&](const std::string& args, int code = 0) {
+    INFO(args);
+    auto r = gopa(args + " 2>/dev/null", d.path);
+    CHECK(r.code == code);
+    nlohmann::json j = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    return j;
+  };
+  auto code = [&](const std::string& args) { return gopa(args + " > /dev/null 2>&1", d.path).code; };
+  // -d is --dim wherever --dim exists (run and coordinate share the session options).
+  CHECK(json_of("run --parties 4 -d 3 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board d.db --json").at("dim") == 3);
+  CHECK(json_of("plan --parties 30 --trials 10 -d 4 --input-max 1 --json").at("request").at("dim") == 4);
+  CHECK(code("plan --parties 30 --trials 10 -d 1e-5") == 3);  // not --delta
+  // plan and simulate: --input-max M (L2 sensitivity M·√d, as gopa run plans); --sensitivity S,
+  // the older option, gives S itself; not both.
+  CHECK(json_of("plan --parties 30 --trials 10 -d 4 --input-max 1 --json").at("privacy_claim").at("sensitivity") == 2.0);
+  CHECK(json_of("plan --parties 30 --trials 10 -d 4 --sensitivity 2 --json").at("privacy_claim").at("sensitivity") == 2.0);
+  CHECK(json_of("plan --parties 30 --trials 10 --input-max 3 --json").at("request").at("sensitivity") == 3.0);
+  CHECK(code("plan --parties 30 --trials 10 --input-max 1 --sensitivity 1") == 3);
+  CHECK(code("plan --parties 30 --trials 10 --input-max 0") == 3);
+  CHECK(json_of("simulate --parties 30 --neighbors 3 --sigma-ratio 10 --epsilon-range 1 --repetitions 5 --input-max 2 --json")
+            .at("sensitivity") == 2.0);
+  CHECK(code("simulate --parties 30 --epsilon-range 1 --input-max 1 --sensitivity 1") == 3);
+  // --neighbors, and --k its older name, in plan and simulate.
+  CHECK(json_of("plan --parties 30 --trials 10 --neighbors 10 --json").at("k") == 10);
+  CHECK(json_of("plan --parties 30 --trials 10 --k 10 --json").at("k") == 10);
+  CHECK(json_of("simulate --parties 30 --k 3 --sigma-ratio 10 --epsilon-range 1 --repetitions 5 --json").at("k") == 3);
+  // --board-key, and --key its older name, in board check.
+  const std::string vkey = gopa("board key --db b.db", d.path).out;
+  REQUIRE_FALSE(vkey.empty());
+  std::ofstream(d.path / "b.vkey") << vkey;
+  CHECK(code("board check --board b.db --board-key @b.vkey") == 0);
+  CHECK(code("board check --board b.db --key @b.vkey") == 0);
+  // --committee, and --members its older name, in bench hidden.
+  CHECK(json_of("bench hidden --committee 2 --precisions 12 --paillier-bits 674 --json").at("rows")[0].at("committee") == 2);
+  CHECK(json_of("bench hidden --members 2 --precisions 12 --paillier-bits 674 --json").at("rows")[0].at("committee") == 2);
+  // --help lists every accepted name.
+  auto help = [&](const std::string& cmd, std::initializer_list<const char*> names) {
+    const std::string h = gopa(cmd + " --help", d.path).out;
+    for (const char* n : names) {
+      INFO(cmd << " --help: " << n);
+      CHECK(h.find(n) != std::string::npos);
+    }
+  };
+  help("run", {"-d,--dim", "--input-max", "--neighbors", "--progress"});
+  help("coordinate", {"-d,--dim", "--input-max", "--neighbors", "--board-key", "--progress"});
+  help("party", {"--board-key", "--progress"});
+  help("audit", {"--board-key"});
+  help("plan", {"-d,--dim", "--input-max", "--sensitivity", "--neighbors,--k", "--progress"});
+  help("simulate", {"--input-max", "--sensitivity", "--neighbors,--k", "--progress"});
+  help("board check", {"--board-key,--key"});
+  help("bench hidden", {"--committee", "--members"});
+}
+
+TEST_CASE("gopa run says when it shows only the first 8 coordinates", "[cli][run]") {
+  TempDir d;
+  auto r = gopa("run --parties 4 --dim 10 --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --board v.db"
+                " 2>/dev/null",
+                d.path);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("coordinate 7:") != std::string::npos);
+  CHECK(r.out.find("coordinate 8:") == std::string::npos);
+  CHECK(r.out.find("… (first 8 of 10 shown; --json for all)") != std::string::npos);
 }

@@ -170,3 +170,30 @@ TEST_CASE("A coordinator closing a round at the worst moment for one honest part
     }
   }
 }
+
+TEST_CASE("Two sessions on one board: each is read and audited by its id", "[protocol][sessions]") {
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  const RunConfig first = small_config(6, 701);
+  const RunConfig second = small_config(6, 702);
+  auto r1 = run_session(first, *board);
+  REQUIRE(r1.ok());
+  auto r2 = run_session(second, *board);
+  REQUIRE(r2.ok());
+  CHECK(r1.value().session_id != r2.value().session_id);
+  CHECK(r2.value().counted.size() == 6);
+  auto ids = list_sessions(*board);
+  REQUIRE(ids.ok());
+  CHECK(ids.value() == std::vector<Bytes32>{r1.value().session_id, r2.value().session_id});
+  for (const auto* r : {&r1.value(), &r2.value()}) {
+    const AuditReport a = audit_session(*board, r->session_id);
+    for (const auto& c : a.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
+    CHECK(a.all_passed());
+    CHECK(a.estimate == r->estimate);
+    REQUIRE(a.params.has_value());
+    CHECK(a.params->session_id() == r->session_id);
+  }
+  // Without an id the audit does not guess.
+  const AuditReport unsure = audit_session(*board);
+  CHECK_FALSE(unsure.all_passed());
+  CHECK(unsure.sessions.size() == 2);
+}

@@ -25,7 +25,8 @@
 // its whole log on the board; members fold their shares into X̂ and commit to them, everyone else
 // commits to no noise; a member excluded for a deviation the board attests opens its shares in
 // round 9. The coordinator withholds the result when a share is missing or would have to come from
-// a member excluded only for a missing or late message (possibly an honest one cut off). Separate processes (run_party/run_coordinator) refuse it.
+// a member excluded only for a missing or late message (possibly an honest one cut off).
+// Separate processes (run_party/run_coordinator) refuse it.
 #pragma once
 
 #include <cstdint>
@@ -150,6 +151,10 @@ struct PartyOptions {
   // Called with the certificate once the parameters meet the requirement (before the first post).
   std::function<void(const Certificate&)> accepted;
   std::uint32_t poll_ms = 50;
+  // The session to join; without it, the only session on the board that is not over and whose
+  // roster holds these keys at `index` (refused when there are several).
+  std::optional<Bytes32> session;
+  std::uint64_t wait_ms = 0;  // how long to wait for that session to appear (0: forever)
   std::function<void(const std::string&)> log;  // one line per round
   // TEST ONLY: a malicious party. Called with every entry the honest party is about to post
   // (unsigned), it returns the entries to post instead — none (withheld), others of any type,
@@ -209,11 +214,14 @@ struct AuditReport {
   // Party index → the first check it failed: the excluded parties, and those named without
   // being excluded (entries outside their rounds, offences inside recovery rounds).
   std::map<std::uint32_t, std::string> misbehaving;
+  std::map<std::uint32_t, std::string> excluded;  // the parties the recomputation leaves out, with reasons
+  std::map<std::uint32_t, std::string> named;     // misbehaved without being excluded for it
   std::vector<double> estimate;                      // recomputed from the board
   std::vector<std::uint32_t> counted;
   std::optional<SessionParams> params;               // the session's posted parameters, once read
   // Parties whose x_u + η_u follows from the board (the check "no party's input computable").
   std::vector<std::uint32_t> exposed;
+  std::vector<Bytes32> sessions;  // every session set up on the board, in board order
   bool log_ok = true;                                // false: the log itself is inconsistent
   [[nodiscard]] bool all_passed() const;
 };
@@ -221,6 +229,11 @@ struct AuditReport {
 // Re-verifies everything on the board: entry signatures and canonical encodings, the session
 // setup, every party's range proof, cancellation of every edge, every output proof, and the
 // released result.
-[[nodiscard]] AuditReport audit_session(bulletin::Board& board);
+// The ids of the sessions set up on a board, in board order.
+[[nodiscard]] bulletin::Result<std::vector<Bytes32>> list_sessions(bulletin::Board& board);
+
+// A board holds any number of sessions: `session` chooses one; without it the board must hold
+// exactly one (else a failed check "one session chosen" lists how many there are, in `sessions`).
+[[nodiscard]] AuditReport audit_session(bulletin::Board& board, const std::optional<Bytes32>& session = std::nullopt);
 
 }  // namespace gopa::protocol
