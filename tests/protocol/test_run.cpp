@@ -363,7 +363,9 @@ TEST_CASE("A party refuses an input outside the session's domain [0, M] before i
   // at once and posts nothing; the others finish without it.
   SessionParams p = config(3, 1, 8).params;
   p.input_max = std::uint64_t{1} << 16;
-  p.neighbors = 1;
+  // k = 2 of 3 parties: parties 0 and 1 always share an edge (with k = 1 both may pick party 2,
+  // one session in four, and then neither may post its masked value).
+  p.neighbors = 2;
   p.round_timeout_ms = 3'000;
   p.min_round_ms = 1'000;
   const ThreeParties t = run_three(p, 1, [](std::uint32_t u, PartyOptions& po) {
@@ -798,7 +800,7 @@ TEST_CASE("The L2 ball: run_session and a party refuse inputs outside the ball b
   SessionParams p = config(3, 2, 9).params;
   p.input_domain = InputDomain::l2_ball;
   p.input_max = std::uint64_t{1} << 16;
-  p.neighbors = 1;
+  p.neighbors = 2;  // parties 0 and 1 always share an edge (above)
   p.round_timeout_ms = 3'000;
   p.min_round_ms = 1'000;
   const ThreeParties t = run_three(p, 11, [](std::uint32_t u, PartyOptions& po) {
