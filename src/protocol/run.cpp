@@ -1185,65 +1185,83 @@ HiddenNoise cached_hidden(const View& v, const Key32& y, ProofCache* cache) {
   return h;
 }
 
-// The box proofs of a group of parties: one batched equation, each proof alone when it fails.
-void check_box_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
-  const SessionParams& p = v.setup->params;
-  auto gens = domain_gens(p);
-  SystemRng rng;
-  std::vector<std::size_t> at;
-  std::vector<Transcript> transcripts;
-  std::vector<sigma::RangeStatement> statements;
-  std::vector<sigma::RangeProof> proofs;
-  for (std::size_t i = 0; i < group.size(); ++i) {
-    const CommitMessage& m = v.commits.at(group[i]);
+// The two input domains' proofs, as check_domain_group reads and verifies them.
+struct BoxDomain {
+  using Proof = sigma::RangeProof;
+  using Statement = sigma::RangeStatement;
+  static constexpr const char* kMalformed = "range proof malformed";
+  static std::optional<Proof> decode(const SessionParams& p, const CommitMessage& m) {
     auto proof = sigma::RangeProof::decode(m.domain_proof);
-    if (!proof || proof->bits != p.input_bits || proof->d != 2 * p.dim || m.inputs.size() != p.dim) {
-      out[i].range = "range proof malformed";
-      continue;
-    }
-    at.push_back(i);
-    transcripts.push_back(party_transcript(v.sid, group[i], domain_statement(p)));
-    statements.push_back(sigma::RangeStatement{p.input_bits, input_domain_statement(p, m.inputs, *gens)});
-    proofs.push_back(std::move(*proof));
+    if (!proof || proof->bits != p.input_bits || proof->d != 2 * p.dim || m.inputs.size() != p.dim) return std::nullopt;
+    return proof;
   }
-  if (!at.empty() && !sigma::batch_verify_range(transcripts, *gens, statements, proofs, rng)) {
-    for (std::size_t k = 0; k < at.size(); ++k) {
-      Transcript t = party_transcript(v.sid, group[at[k]], domain_statement(p));
-      auto r = sigma::verify_range(t, *gens, statements[k], proofs[k]);
-      if (!r) out[at[k]].range = std::string("input outside the domain [0, M] (range proof rejected: ") + r.message + ")";
-    }
+  static Statement statement(const SessionParams& p, const CommitMessage& m, const GeneratorSet& gens) {
+    return {p.input_bits, input_domain_statement(p, m.inputs, gens)};
   }
-}
+  static sigma::VerifyResult batch(std::span<Transcript> t, const GeneratorSet& gens, std::span<const Statement> st,
+                                   std::span<const Proof> proofs, Rng& rng) {
+    return sigma::batch_verify_range(t, gens, st, proofs, rng);
+  }
+  static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof) {
+    return sigma::verify_range(t, gens, st, proof);
+  }
+  static std::string rejected(const SessionParams&, const std::string& why) {
+    return "input outside the domain [0, M] (range proof rejected: " + why + ")";
+  }
+};
 
-// The L2-ball proofs of a group of parties, the same way.
-void check_ball_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
+struct BallDomain {
+  using Proof = sigma::BallProof;
+  using Statement = sigma::BallStatement;
+  static constexpr const char* kMalformed = "L2-ball proof malformed";
+  static std::optional<Proof> decode(const SessionParams& p, const CommitMessage& m) {
+    auto proof = sigma::BallProof::decode(m.domain_proof);
+    if (!proof || proof->bits != p.input_bits || proof->d != p.dim || m.inputs.size() != p.dim) return std::nullopt;
+    return proof;
+  }
+  static Statement statement(const SessionParams& p, const CommitMessage& m, const GeneratorSet&) {
+    return {p.input_bits, p.input_max, m.inputs};
+  }
+  static sigma::VerifyResult batch(std::span<Transcript> t, const GeneratorSet& gens, std::span<const Statement> st,
+                                   std::span<const Proof> proofs, Rng& rng) {
+    return sigma::batch_verify_ball(t, gens, st, proofs, rng);
+  }
+  static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof) {
+    return sigma::verify_ball(t, gens, st, proof);
+  }
+  static std::string rejected(const SessionParams& p, const std::string& why) {
+    return "input outside the L2 ball of radius C = " + fmt_real(p.input_max_real()) + " (L2-ball proof rejected: " + why + ")";
+  }
+};
+
+// The input-domain proofs of a group of parties: one batched equation; when it fails, each proof
+// alone, so the verdicts name exactly the invalid ones.
+template <class Domain>
+void check_domain_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
   const SessionParams& p = v.setup->params;
   auto gens = domain_gens(p);
   SystemRng rng;
   std::vector<std::size_t> at;
   std::vector<Transcript> transcripts;
-  std::vector<sigma::BallStatement> statements;
-  std::vector<sigma::BallProof> proofs;
+  std::vector<typename Domain::Statement> statements;
+  std::vector<typename Domain::Proof> proofs;
   for (std::size_t i = 0; i < group.size(); ++i) {
     const CommitMessage& m = v.commits.at(group[i]);
-    auto proof = sigma::BallProof::decode(m.domain_proof);
-    if (!proof || proof->bits != p.input_bits || proof->d != p.dim || m.inputs.size() != p.dim) {
-      out[i].range = "L2-ball proof malformed";
+    auto proof = Domain::decode(p, m);
+    if (!proof) {
+      out[i].range = Domain::kMalformed;
       continue;
     }
     at.push_back(i);
     transcripts.push_back(party_transcript(v.sid, group[i], domain_statement(p)));
-    statements.push_back(sigma::BallStatement{p.input_bits, p.input_max, m.inputs});
+    statements.push_back(Domain::statement(p, m, *gens));
     proofs.push_back(std::move(*proof));
   }
-  if (!at.empty() && !sigma::batch_verify_ball(transcripts, *gens, statements, proofs, rng)) {
+  if (!at.empty() && !Domain::batch(transcripts, *gens, statements, proofs, rng)) {
     for (std::size_t k = 0; k < at.size(); ++k) {
       Transcript t = party_transcript(v.sid, group[at[k]], domain_statement(p));
-      auto r = sigma::verify_ball(t, *gens, statements[k], proofs[k]);
-      if (!r) {
-        out[at[k]].range = "input outside the L2 ball of radius C = " + fmt_real(p.input_max_real()) +
-                           " (L2-ball proof rejected: " + r.message + ")";
-      }
+      auto r = Domain::verify(t, *gens, statements[k], proofs[k]);
+      if (!r) out[at[k]].range = Domain::rejected(p, r.message);
     }
   }
 }
@@ -1258,9 +1276,9 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
   SystemRng rng;
   // Input-domain proofs.
   if (p.input_domain == InputDomain::l2_ball) {
-    check_ball_group(v, group, out);
+    check_domain_group<BallDomain>(v, group, out);
   } else {
-    check_box_group(v, group, out);
+    check_domain_group<BoxDomain>(v, group, out);
   }
   // Noise proofs (private noise; hidden noise is checked against the committee's log in judge()).
   std::vector<std::size_t> at;
