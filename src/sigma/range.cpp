@@ -62,28 +62,21 @@ std::size_t RangeProof::encoded_size(unsigned bits, std::size_t d) {
 
 std::vector<std::uint8_t> RangeProof::encode() const {
   std::vector<std::uint8_t> out;
-  wire::put_u8(out, kProofVersion);
-  wire::put_u8(out, static_cast<std::uint8_t>(ProofKind::kRange));
-  wire::put_u8(out, static_cast<std::uint8_t>(bits));
-  wire::put_u16(out, static_cast<std::uint16_t>(d));
+  wire::put_sized_header(out, ProofKind::kRange, bits, d);
   body.encode_body(out);
   return out;
 }
 
 std::optional<RangeProof> RangeProof::decode(std::span<const std::uint8_t> in) {
-  wire::Reader r(in);
-  const auto ver = r.u8();
-  const auto kind = r.u8();
-  const auto bits = r.u8();
-  const auto d = r.u16();
-  if (!ver || !kind || !bits || !d) return std::nullopt;
-  if (*ver != kProofVersion || *kind != static_cast<std::uint8_t>(ProofKind::kRange))
-    return std::nullopt;
-  if (!range_bits_supported(*bits) || *d == 0 || *d > kMaxRangeValues) return std::nullopt;
-  if (in.size() != encoded_size(*bits, *d)) return std::nullopt;  // before building the circuit
-  auto body = CircuitProof::decode_body(in.subspan(5), *range_circuit(*bits, *d));
+  const auto h = wire::read_sized_header(in, ProofKind::kRange);
+  if (!h) return std::nullopt;
+  const auto bits = h->bits;
+  const auto d = h->d;
+  if (!range_bits_supported(bits) || d == 0 || d > kMaxRangeValues) return std::nullopt;
+  if (in.size() != encoded_size(bits, d)) return std::nullopt;  // before building the circuit
+  auto body = CircuitProof::decode_body(in.subspan(5), *range_circuit(bits, d));
   if (!body) return std::nullopt;
-  return RangeProof{*bits, *d, std::move(*body)};
+  return RangeProof{bits, d, std::move(*body)};
 }
 
 std::optional<RangeProof> prove_range(Transcript& t, const GeneratorSet& gens, unsigned bits,

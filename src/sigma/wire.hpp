@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gopa/group.hpp"
+#include "gopa/sigma/common.hpp"
 
 namespace gopa::sigma::wire {
 
@@ -75,5 +76,28 @@ class Reader {
   std::span<const std::uint8_t> in_;
   std::size_t pos_ = 0;
 };
+
+// The 5-byte header of a proof over b bits and d values (range, L2 ball): version, kind, b, d
+// (u16 BE). read_sized_header checks the version and the kind; the caller checks b and d.
+struct SizedHeader {
+  std::uint8_t bits = 0;
+  std::uint16_t d = 0;
+};
+inline void put_sized_header(std::vector<std::uint8_t>& out, ProofKind kind, unsigned bits, std::size_t d) {
+  put_u8(out, kProofVersion);
+  put_u8(out, static_cast<std::uint8_t>(kind));
+  put_u8(out, static_cast<std::uint8_t>(bits));
+  put_u16(out, static_cast<std::uint16_t>(d));
+}
+inline std::optional<SizedHeader> read_sized_header(std::span<const std::uint8_t> in, ProofKind want) {
+  Reader r(in);
+  const auto ver = r.u8();
+  const auto kind = r.u8();
+  const auto bits = r.u8();
+  const auto d = r.u16();
+  if (!ver || !kind || !bits || !d) return std::nullopt;
+  if (*ver != kProofVersion || *kind != static_cast<std::uint8_t>(want)) return std::nullopt;
+  return SizedHeader{*bits, *d};
+}
 
 }  // namespace gopa::sigma::wire
