@@ -29,6 +29,7 @@ void add_bench_hidden_command(CLI::App& bench, Context& ctx);  // src/cli/bench_
 void add_board_commands(CLI::App& app, Context& ctx);  // src/cli/board.cpp
 void add_plan_commands(CLI::App& app, Context& ctx);   // src/cli/plan.cpp
 void add_run_commands(CLI::App& app, Context& ctx);    // src/cli/run.cpp: `gopa run`, `gopa audit`
-void add_party_commands(CLI::App& app, Context& ctx);  // src/cli/party.cpp: `gopa keys`, `gopa coordinate`, `gopa party`
+void add_party_commands(CLI::App& app, Context& ctx);
+void add_train_command(CLI::App& app, Context& ctx);  // src/cli/train.cpp: `gopa train`  // src/cli/party.cpp: `gopa keys`, `gopa coordinate`, `gopa party`
 
 }  // namespace gopa::cli

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   gopa::cli::Context ctx;
   gopa::cli::add_run_commands(app, ctx);
   gopa::cli::add_party_commands(app, ctx);
+  gopa::cli::add_train_command(app, ctx);
   gopa::cli::add_bench_commands(app, ctx);
   gopa::cli::add_board_commands(app, ctx);
   gopa::cli::add_plan_commands(app, ctx);

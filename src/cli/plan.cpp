@@ -1,9 +1,5 @@
 // `gopa plan` and `gopa simulate`: the privacy planner and the accuracy simulator
 // (include/gopa/protocol/planner.hpp, docs/privacy.md).
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -17,11 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "plot.hpp"
 #include "report.hpp"
 #include "gopa/protocol/planner.hpp"
 #include "gopa/protocol/requirements.hpp"
 
-extern char** environ;
 
 namespace gopa::cli {
 
@@ -221,40 +217,10 @@ std::vector<double> parse_epsilons(const std::string& spec) {
   return out;
 }
 
-int run_gnuplot(const std::string& script) {
-  const char* argv[] = {"gnuplot", script.c_str(), nullptr};
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, "gnuplot", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) return -1;
-  int status = 0;
-  if (waitpid(pid, &status, 0) < 0) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// Writes `path` through a temporary file and a rename, so no half-written file is left behind.
-void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-    f << text;
-    if (!f.flush()) throw std::runtime_error("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
-}
-
-std::string gnuplot_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += "''";
-    else out += c;
-  }
-  return out + "'";
-}
-
 int make_plot(const SimulateResult& res, const std::string& png) {
-  std::string base = png;
-  if (base.size() > 4 && base.substr(base.size() - 4) == ".png") base.resize(base.size() - 4);
-  const std::string dat = base + ".dat", gp = base + ".gp", tmp_png = png + ".tmp";
+  const PlotFiles files = plot_files(png);
+  const std::string& dat = files.data;
+  const std::string& tmp_png = files.tmp_png;
   std::ostringstream d;
   d << "# epsilon central local gopa gopa_empirical hidden\n";
   d.precision(10);
@@ -277,13 +243,7 @@ int make_plot(const SimulateResult& res, const std::string& png) {
     << "     '' using 1:2 with linespoints lw 2 title 'central DP (trusted curator)', \\\n"
     << "     '' using 1:6 with lines lw 1 dt 3 title 'GOPA, hidden samples (analytic)'\n"
     << "set output\n";
-  write_file(gp, g.str());
-  const int rc = run_gnuplot(gp);
-  if (rc != 0) {
-    std::remove(tmp_png.c_str());
-    throw std::runtime_error("gnuplot failed (exit " + std::to_string(rc) + ") on " + gp);
-  }
-  if (std::rename(tmp_png.c_str(), png.c_str()) != 0) throw std::runtime_error("cannot write " + png);
+  render_plot(files, png, g.str());
   return 0;
 }
 

@@ -144,11 +144,6 @@ gp::Certificate certify(const gp::SessionParams& p, const SessionArgs& a) {
 
 }  // namespace
 
-// Shares of --delta (docs/privacy.md §9): P(honest subgraph disconnected) may use a tenth, the
-// capture of a hidden-noise committee half; the accountant plans with the rest and certifies with
-// δ minus the actual bounds (at least what it planned with).
-constexpr double kGraphShare = 0.1;
-constexpr double kCommitteeShare = 0.5;
 
 gp::InputDomain parse_input_domain(const std::string& name) {
   if (name == "box") return gp::InputDomain::box;

@@ -34,6 +34,12 @@ int guarded(const char* cmd, F&& f) {
   }
 }
 
+// Shares of --delta (docs/privacy.md §9): P(honest subgraph disconnected) may use a tenth, the
+// capture of a hidden-noise committee half; the accountant plans with the rest and certifies with
+// δ minus the actual bounds (at least what it planned with).
+inline constexpr double kGraphShare = 0.1;
+inline constexpr double kCommitteeShare = 0.5;
+
 struct SessionArgs {
   std::uint32_t parties = 0;
   std::uint32_t dim = 1;

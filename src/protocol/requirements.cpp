@@ -152,4 +152,37 @@ std::optional<std::string> check_requirement(const SessionParams& p, const Priva
   return std::nullopt;
 }
 
+ComposedCertificate compose_sessions(std::span<const Certificate> rounds, double delta) {
+  if (!(delta > 0.0 && delta < 1.0)) throw std::invalid_argument("delta: must be in (0, 1)");
+  ComposedCertificate out;
+  out.rounds = static_cast<std::uint32_t>(rounds.size());
+  out.delta = delta;
+  out.epsilon = std::numeric_limits<double>::infinity();
+  double mu2 = 0.0;
+  for (std::size_t t = 0; t < rounds.size(); ++t) {
+    const Certificate& c = rounds[t];
+    if (!c.certified || !std::isfinite(c.worst_mu)) {
+      out.why = "round " + std::to_string(t + 1) + " has no certified mu (" + c.why + ")";
+      return out;
+    }
+    mu2 += c.worst_mu * c.worst_mu;
+    out.failure += c.graph_failure + c.committee_captured;
+  }
+  out.mu = std::sqrt(mu2);
+  out.delta_accountant = delta - out.failure;
+  if (!(out.delta_accountant > 0.0)) {
+    out.why = "the rounds' failure probabilities (" + num(out.failure) + ") use up delta = " + num(delta);
+    return out;
+  }
+  out.epsilon = epsilon_for(out.mu, out.delta_accountant);
+  out.certified = std::isfinite(out.epsilon);
+  if (!out.certified) out.why = "mu = " + num(out.mu) + ": no finite epsilon at delta " + num(out.delta_accountant);
+  return out;
+}
+
+double round_mu(double epsilon, double delta_accountant, std::uint32_t rounds) {
+  if (rounds == 0) throw std::invalid_argument("rounds: must be at least 1");
+  return mu_for(epsilon, delta_accountant) / std::sqrt(static_cast<double>(rounds));
+}
+
 }  // namespace gopa::protocol

@@ -1154,3 +1154,88 @@ TEST_CASE("gopa run says when it shows only the first 8 coordinates", "[cli][run
   CHECK(r.out.find("coordinate 8:") == std::string::npos);
   CHECK(r.out.find("… (first 8 of 10 shown; --json for all)") != std::string::npos);
 }
+
+namespace {
+// A small data set in sklearn's housing layout (count line, column names, MEDV last): label 1
+// (MEDV > 21.2) when a + b/2 > 0.
+void write_housing(const fs::path& dir) {
+  std::ofstream f(dir / "boston_house_prices.csv");
+  f << "40,3,,,\n\"A\",\"B\",\"C\",\"MEDV\"\n";
+  std::uint64_t s = 12345;
+  auto next = [&s] {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(s >> 11) * 0x1p-53 * 2.0 - 1.0;
+  };
+  for (int i = 0; i < 40; ++i) {
+    const double a = next(), b = next(), c = next();
+    f << a << ',' << b << ',' << c << ',' << (a + 0.5 * b > 0 ? 25 : 15) << '\n';
+  }
+}
+}  // namespace
+
+TEST_CASE("gopa train: every GOPA round is a session on one board, audited, with privacy composed", "[cli][train]") {
+  TempDir d;
+  write_housing(d.path);
+  auto r = gopa("train --data-dir . --parties 8 --rounds 2 --honest-fraction 0.75 --board t.db --csv c.csv --seed 2 --json",
+                d.path);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  check_report(j, "gopa-train/v1");
+  CHECK(j.at("dim") == 4);
+  REQUIRE(j.at("methods").size() == 4);
+  for (const auto& m : j.at("methods")) {
+    INFO(m.at("name"));
+    CHECK(m.at("curve").size() == 3);
+    CHECK(m.at("simulated") == (m.at("name") == "central" || m.at("name") == "local"));
+  }
+  const auto& g = j.at("methods")[2];
+  REQUIRE(g.at("name") == "gopa");
+  REQUIRE(g.at("sessions").size() == 2);
+  const auto& claim = g.at("privacy_claim");
+  CHECK(claim.at("certified") == true);
+  CHECK(claim.at("rounds") == 2);
+  CHECK(claim.at("epsilon").get<double>() <= 1.0);
+  CHECK(claim.at("neighbouring") == "replace-one");
+  REQUIRE(j.at("audit").size() == 2);
+  for (const auto& a : j.at("audit")) CHECK(a.at("passed") == true);
+  // Non-private SGD learns the rule.
+  CHECK(j.at("methods")[0].at("curve")[2].at("test_accuracy").get<double>() >= 0.75);
+  // The CSV has a line per method and round; each session audits clean on its own.
+  std::ifstream csv(d.path / "c.csv");
+  std::string line;
+  int lines = 0;
+  while (std::getline(csv, line)) ++lines;
+  CHECK(lines == 1 + 4 * 3);
+  const std::string sid = g.at("sessions")[1];
+  CHECK(gopa("audit --board t.db --session " + sid + " > /dev/null", d.path).code == 0);
+  // The model only moves by released averages: the same seed gives the same curves.
+  auto again = gopa("train --data-dir . --parties 8 --rounds 2 --honest-fraction 0.75 --methods sgd,central --seed 2 --json",
+                    d.path);
+  REQUIRE(again.code == 0);
+  const auto j2 = nlohmann::json::parse(again.out);
+  for (std::size_t t = 0; t < 3; ++t) {
+    CHECK(j2.at("methods")[1].at("curve")[t].at("test_loss") == j.at("methods")[1].at("curve")[t].at("test_loss"));
+  }
+  CHECK_FALSE(fs::exists(d.path / "gopa-train-housing.db"));  // no GOPA method: no board
+}
+
+TEST_CASE("gopa train: bad options and data are refused with exit 3 and nothing written", "[cli][train]") {
+  TempDir d;
+  write_housing(d.path);
+  for (const char* bad : {"--methods sgd,nope", "--parties 100", "--parties 1", "--rounds 0", "--clip 0",
+                          "--learning-rate -1", "--epsilon 0", "--delta 1", "--honest-fraction 0", "--data nope",
+                          "--test-fraction 1"}) {
+    INFO(bad);
+    CHECK(gopa("train --data-dir . --board b.db --csv c.csv " + std::string(bad) + " 2>/dev/null", d.path).code == 3);
+  }
+  CHECK(gopa("train --data-dir /nonexistent-gopa-data 2>/dev/null", d.path).code == 3);
+  fs::create_directory(d.path / "bad");
+  std::ofstream(d.path / "bad" / "boston_house_prices.csv") << "3,2,,\n\"A\",\"B\",\"MEDV\"\n1,2,30\n1,x,20\n";
+  CHECK(gopa("train --data-dir bad --parties 2 --board b.db 2>/dev/null", d.path).code == 3);
+  CHECK_FALSE(fs::exists(d.path / "b.db"));
+  CHECK_FALSE(fs::exists(d.path / "c.csv"));
+  // An existing board is never reused.
+  std::ofstream(d.path / "old.db") << "x";
+  CHECK(gopa("train --data-dir . --parties 8 --board old.db 2>/dev/null", d.path).code == 3);
+  CHECK(slurp_file(d.path / "old.db") == "x");
+}

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "gopa/protocol/session.hpp"
@@ -83,6 +84,34 @@ struct Certificate {
 // certified value and the required one. `out` (optional) receives the certificate.
 [[nodiscard]] std::optional<std::string> check_requirement(const SessionParams& p, const PrivacyRequirement& need,
                                                            Certificate* out = nullptr);
+
+// ---- Several sessions over the same parties (the rounds of a training run, docs/privacy.md §11).
+//
+// Each session t is a Gaussian mechanism with parameter μ_t (its certificate's worst_mu) outside
+// a failure event of probability φ_t = graph_failure_t + committee_captured_t that depends only
+// on public randomness. Adaptive composition of μ_t-GDP mechanisms is exactly μ-GDP with
+// μ = sqrt(Σ μ_t²) (Dong, Roth & Su, 2022: the privacy losses of Gaussian mechanisms add up to a
+// Gaussian), so the run is (ε, δ)-DP with δ = δ_μ(ε) + Σ φ_t. The neighbouring relation is the
+// sessions' own: one party's input replaced, in every round (the same roster position holds the
+// same participant's data throughout).
+struct ComposedCertificate {
+  bool certified = false;        // false: some round has no certified μ, or the failures use up δ
+  std::string why;
+  std::uint32_t rounds = 0;
+  double mu = 0.0;               // sqrt(Σ worst_mu_t²)
+  double failure = 0.0;          // Σ (graph_failure_t + committee_captured_t)
+  double delta = 0.0;            // total δ stated
+  double delta_accountant = 0.0; // δ − failure
+  double epsilon = 0.0;          // smallest ε at delta_accountant for mu (+∞ when not certified)
+};
+
+// Composes the certificates of the rounds run so far for a total δ (0 < δ < 1, else throws
+// std::invalid_argument).
+[[nodiscard]] ComposedCertificate compose_sessions(std::span<const Certificate> rounds, double delta);
+
+// The μ each of T equal rounds may have so that their composition meets (ε, δ_accountant):
+// mu_for(ε, δ_accountant) / √T.
+[[nodiscard]] double round_mu(double epsilon, double delta_accountant, std::uint32_t rounds);
 
 // P(all c committee members collude) for c drawn without replacement from n with n_C colluders.
 [[nodiscard]] double committee_capture_probability(std::uint32_t n, std::uint32_t malicious, std::uint32_t c);
