@@ -702,6 +702,22 @@ class Party {
     rng_ = std::make_unique<DeterministicRng>(seed);
     sodium_memzero(seed.data(), seed.size());
   }
+  // The step of round 6, bound to y, the input and the neighbours: the commitments' blinders and
+  // proofs then follow from what they commit to, and a restart with another input draws others
+  // (and is refused before it posts: run_party).
+  void step_commitments(const Key32& y, const std::vector<std::uint32_t>& neighbours) {
+    Bytes context;
+    context.reserve(y.size() + 8 * input_.size() + 4 * neighbours.size());  // no reallocation: wiped once
+    context.insert(context.end(), y.begin(), y.end());
+    for (const std::uint64_t x : input_) {
+      for (std::size_t b = 0; b < 8; ++b) context.push_back(static_cast<std::uint8_t>(x >> (8 * b)));
+    }
+    for (const std::uint32_t w : neighbours) {
+      for (std::size_t b = 0; b < 4; ++b) context.push_back(static_cast<std::uint8_t>(w >> (8 * b)));
+    }
+    step("commitments", 0, context);
+    sodium_memzero(context.data(), context.size());
+  }
   // A restarted party numbers its entries after those it posted before (docs/board.md: one
   // entry per sequence number and sender).
   void resume_sequence(std::uint64_t next) { sequence_ = std::max(sequence_, next); }
@@ -2438,7 +2454,6 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   // already posted in the session is on the board: a party that restarts re-derives its state
   // from both and posts only what it still owes (docs/protocol.md § Restarts).
   Key32 secrets = party_secrets(o.keys, sid, o.index, board.verifier().vkey());
-  std::vector<std::uint64_t> input_fixed = input;  // for the commitments' step (wiped there)
   Party me(o.index, o.keys, secrets, std::move(input));
   sodium_memzero(secrets.data(), secrets.size());
   const std::uint32_t u = o.index;
@@ -2590,20 +2605,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   for (auto w : g.neighbours(u)) {
     if (dropped.count(edge_of(u, w))) me.drop_edge(w);
   }
-  {
-    // The commitments' blinders and proofs depend on the input, y and the edges: a restart with
-    // another input draws other blinders (and is refused before posting, above).
-    Bytes context(y.begin(), y.end());
-    for (const std::uint64_t x : input_fixed) {
-      for (std::size_t b = 0; b < 8; ++b) context.push_back(static_cast<std::uint8_t>(x >> (8 * b)));
-    }
-    for (auto w : effective_neighbours(g, dropped, u)) {
-      for (std::size_t b = 0; b < 4; ++b) context.push_back(static_cast<std::uint8_t>(w >> (8 * b)));
-    }
-    me.step("commitments", 0, context);
-    sodium_memzero(context.data(), context.size());
-    sodium_memzero(input_fixed.data(), input_fixed.size() * sizeof(std::uint64_t));
-  }
+  me.step_commitments(y, effective_neighbours(g, dropped, u));
   const CommitMessage mine = me.commitments(sid, p, y);
   if (auto st = post(kRoundCommit, MessageType::commitment, mine.encode()); !st) return st.error();
   GOPA_TRY_VIEW(v6, finish(kRoundCommit));
