@@ -4,6 +4,7 @@
 // board records no equivocation (docs/protocol.md § Restarts).
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -50,6 +51,25 @@ PartyKeys keys_of(std::uint32_t u, std::uint8_t nonce) {
 
 double input_of(std::uint32_t u) { return 10.0 + 7.0 * u; }
 
+// Polls the board until the coordinator `coordinator` has closed `round` (its round marker); false
+// if it does not within 20 s. (No Catch assertions here: it runs in a party's thread.)
+bool wait_for_close(bulletin::LocalBoard& board, const bulletin::PublicKey& coordinator, std::uint32_t round) {
+  for (int tries = 0; tries < 4000; ++tries) {
+    const auto raw = board.read(0, board.size());
+    if (raw.ok()) {
+      for (const auto& bytes : raw.value()) {
+        const auto e = bulletin::decode_entry(bytes);
+        if (e.ok() && e.value().sender == coordinator && e.value().type == MessageType::round_cosignature &&
+            e.value().round == round) {
+          return true;
+        }
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 struct Restarted {
   std::unique_ptr<bulletin::LocalBoard> board;
   std::vector<RosterEntry> roster;
@@ -57,6 +77,7 @@ struct Restarted {
   std::vector<std::optional<bulletin::Result<PartyOutcome>>> outcomes;  // the last run of each party
   std::optional<bulletin::Result<PartyOutcome>> stopped;                 // the restarted party's first run
   std::optional<bulletin::Result<PartyOutcome>> refused;                 // its run with another input, if asked
+  bool closed_while_away = false;  // the round it stopped after was closed before it ran again
 };
 
 // One session: the coordinator and every party in threads on one board; party `who` stops after
@@ -93,6 +114,8 @@ Restarted run_with_restart(std::uint32_t who, std::uint32_t round, std::uint8_t 
       PartyOptions first = options(u);
       first.stop_after_round = round;
       t.stopped = run_party(first, *t.board);
+      // Back only once the coordinator has closed the round: the restart finds it closed.
+      t.closed_while_away = wait_for_close(*t.board, bulletin::SigningKey::from_seed(co.sign_seed).public_key(), round);
       if (other_input) {
         PartyOptions changed = options(u);
         changed.input = {input_of(u) + 1.0};
@@ -152,6 +175,7 @@ void check_everyone_counted(const Restarted& t, std::uint32_t who) {
   REQUIRE(t.stopped.has_value());
   REQUIRE(t.stopped->ok());
   CHECK_FALSE(t.stopped->value().stopped.empty());
+  CHECK(t.closed_while_away);
   for (std::uint32_t u = 0; u < kParties; ++u) {
     INFO("party " << u);
     REQUIRE(t.outcomes[u].has_value());
