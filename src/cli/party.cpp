@@ -264,7 +264,9 @@ int run_party_cmd(const PartyArgs& a) {
   sodium_memzero(o.keys.box_seed.data(), o.keys.box_seed.size());
   if (!r) {
     std::fprintf(stderr, "gopa party: %s\n", r.error().message.c_str());
-    return r.error().code == bb::Errc::invalid_argument ? kExitUsage : kExitIo;
+    // A restart with another input than the one already committed is refused like bad input.
+    const bool refused = r.error().code == bb::Errc::invalid_argument || r.error().code == bb::Errc::equivocation;
+    return refused ? kExitUsage : kExitIo;
   }
   const gp::PartyOutcome& out = r.value();
   if (a.json_out) {
@@ -352,6 +354,12 @@ void add_party_commands(CLI::App& app, Context& ctx) {
       "that its parameters meet this party's (ε, δ) at its honest fraction (otherwise refuses, posting\n"
       "nothing, and says why), then plays every round (commitments, proofs, pairwise seeds, masked value)\n"
       "and prints the released average.\n"
+      "Restarts: a party process that stops (killed, crashed, the machine restarted) is started again with\n"
+      "the same command (same --keys, --id and --input; --session if the session may be over by then, or\n"
+      "if the board holds several open sessions with these keys): it reads its own entries back from the board, re-derives every secret from the key\n"
+      "file, the board and the session (nothing is kept elsewhere), posts only what it still owes, and\n"
+      "refuses (exit 3) to post anything that differs from an entry it already posted, e.g. another input\n"
+      "after its commitments. A round that closed while it was away may exclude it, as for a late party.\n"
       "Exit: 0 counted, 1 this party was excluded, 2 the coordinator misbehaved (its result is not the\n"
       "recomputation, or a round was closed out of order; the recomputation is printed), 3 bad input or\n"
       "parameters refused, 4 I/O error or timeout.");

@@ -5,6 +5,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cmath>
@@ -663,14 +664,63 @@ class Party {
       : index_(index),
         sign_(SigningKey::from_seed(derive_key(seed, "gopa/sim/sign", index))),
         box_(BoxKey::from_seed(derive_key(seed, "gopa/sim/box", index))),
-        rng_(derive_key(seed, "gopa/sim/rng", index)),
+        rng_(std::make_unique<DeterministicRng>(derive_key(seed, "gopa/sim/rng", index))),
         input_(std::move(input)) {}
-  Party(std::uint32_t index, const PartyKeys& keys, const Key32& rng_seed, std::vector<std::uint64_t> input)
+  // A party of its own process (run_party): every secret it draws comes from `secrets`, derived
+  // from its key file, the board and the session (party_secrets), one stream per step (step()).
+  Party(std::uint32_t index, const PartyKeys& keys, const Key32& secrets, std::vector<std::uint64_t> input)
       : index_(index),
         sign_(SigningKey::from_seed(keys.sign_seed)),
         box_(BoxKey::from_seed(keys.box_seed)),
-        rng_(rng_seed),
-        input_(std::move(input)) {}
+        input_(std::move(input)),
+        secrets_(secrets),
+        derived_(true) {}
+  ~Party() { sodium_memzero(secrets_.data(), secrets_.size()); }
+  Party(const Party&) = delete;
+  Party& operator=(const Party&) = delete;
+
+  // Starts the random stream of one step of a party of its own process: a ChaCha20 stream keyed
+  // by BLAKE2b(key = secrets, "gopa/party/step/v1" ‖ label ‖ i ‖ context), so the same step on
+  // the same board state draws the same bytes after a restart, and distinct steps (each attempt
+  // of the joint randomness, each edge) draw independent ones (docs/protocol.md § Restarts). The
+  // simulation (run_session) keeps one stream from its seed and never calls this.
+  void step(std::string_view label, std::uint32_t i, std::span<const std::uint8_t> context) {
+    if (!derived_) return;
+    static constexpr std::string_view kDomain = "gopa/party/step/v1";
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, secrets_.data(), secrets_.size(), 32);
+    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+    std::uint8_t le[4];
+    for (std::size_t b = 0; b < 4; ++b) le[b] = static_cast<std::uint8_t>(label.size() >> (8 * b));
+    crypto_generichash_update(&st, le, sizeof le);
+    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
+    for (std::size_t b = 0; b < 4; ++b) le[b] = static_cast<std::uint8_t>(i >> (8 * b));
+    crypto_generichash_update(&st, le, sizeof le);
+    crypto_generichash_update(&st, context.data(), context.size());
+    Key32 seed{};
+    crypto_generichash_final(&st, seed.data(), seed.size());
+    rng_ = std::make_unique<DeterministicRng>(seed);
+    sodium_memzero(seed.data(), seed.size());
+  }
+  // The step of round 6, bound to y, the input and the neighbours: the commitments' blinders and
+  // proofs then follow from what they commit to, and a restart with another input draws others
+  // (and is refused before it posts: run_party).
+  void step_commitments(const Key32& y, const std::vector<std::uint32_t>& neighbours) {
+    Bytes context;
+    context.reserve(y.size() + 8 * input_.size() + 4 * neighbours.size());  // no reallocation: wiped once
+    context.insert(context.end(), y.begin(), y.end());
+    for (const std::uint64_t x : input_) {
+      for (std::size_t b = 0; b < 8; ++b) context.push_back(static_cast<std::uint8_t>(x >> (8 * b)));
+    }
+    for (const std::uint32_t w : neighbours) {
+      for (std::size_t b = 0; b < 4; ++b) context.push_back(static_cast<std::uint8_t>(w >> (8 * b)));
+    }
+    step("commitments", 0, context);
+    sodium_memzero(context.data(), context.size());
+  }
+  // A restarted party numbers its entries after those it posted before (docs/board.md: one
+  // entry per sequence number and sender).
+  void resume_sequence(std::uint64_t next) { sequence_ = std::max(sequence_, next); }
 
   std::optional<CheatKind> cheat;
   bool dropout = false;
@@ -706,20 +756,22 @@ class Party {
   }
 
   SeedCommitMessage seed_commit(const Bytes32& sid, const SessionParams& p) {
-    rng_.fill(share_);
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
+    rng_->fill(share_);
     SeedCommitMessage m;
     m.randomness_commitment = randomness_commitment(sid, 0, index_, share_);
     const unsigned bits = noise_sampler(p).m;
     const std::size_t count = noise_seed_count(p);
     for (std::size_t i = 0; i < count; ++i) {
-      noise_seeds_.push_back(circuits::PrivateSeed::draw(bits, rng_));
+      noise_seeds_.push_back(circuits::PrivateSeed::draw(bits, *rng_));
       m.seed_commitments.push_back(noise_seeds_.back().commitment());
     }
     return m;
   }
   // A restart of the joint randomness: a fresh share, committed to for `attempt` ≥ 1.
   SeedCommitMessage restart_commit(const Bytes32& sid, std::uint32_t attempt) {
-    rng_.fill(share_);
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
+    rng_->fill(share_);
     SeedCommitMessage m;
     m.randomness_commitment = randomness_commitment(sid, attempt, index_, share_);
     return m;
@@ -727,11 +779,12 @@ class Party {
   const Key32& share() const { return share_; }
 
   Bytes seal_seed(const Bytes32& sid, std::uint32_t hi, const Key32& hi_box, const SessionParams& p) {
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
     Seed32 seed{};
-    rng_.fill(seed);
+    rng_->fill(seed);
     edges_.emplace(hi, derive_edge_noise(seed, sid, index_, hi, p));
     seeds_[hi] = seed;
-    Bytes sealed = seal_edge_seed(seed, sid, index_, hi, box_, hi_box, rng_);
+    Bytes sealed = seal_edge_seed(seed, sid, index_, hi, box_, hi_box, *rng_);
     EdgeSeedMessage m{index_, hi, edge_seed_commitment(sid, index_, hi, seed), std::move(sealed)};
     sodium_memzero(seed.data(), seed.size());
     return m.encode();
@@ -775,6 +828,7 @@ class Party {
   }
 
   CommitMessage commitments(const Bytes32& sid, const SessionParams& p, const Key32& public_randomness) {
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
     auto gens = domain_gens(p);
     CommitMessage m;
     std::vector<SecretScalar> values;
@@ -786,7 +840,7 @@ class Party {
     }
     for (std::uint32_t j = 0; j < p.dim; ++j) {
       values.push_back(SecretScalar(input_scalar(p, input_[j]) + (j == 0 ? input_shift_ : Scalar::zero())));
-      input_blind_.push_back(SecretScalar::random(rng_));
+      input_blind_.push_back(SecretScalar::random(*rng_));
       honest_commitments.push_back(commit(values.back(), input_blind_.back(), *gens));
     }
     if (p.input_domain == InputDomain::l2_ball) {
@@ -852,9 +906,9 @@ class Party {
       dev.wire_offsets.push_back({testing::Along::kG, 0,
                                   Scalar::from_u64(x1) - Scalar::from_u64(x0)});
       testing::ScopedDeviation scope(dev);
-      forged = circuits::prove_gaussian(sp, p.dim, chosen, ys, samples, blinders, rng_);
+      forged = circuits::prove_gaussian(sp, p.dim, chosen, ys, samples, blinders, *rng_);
     }
-    auto noise = forged ? std::move(*forged) : circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, rng_);
+    auto noise = forged ? std::move(*forged) : circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, *rng_);
     m.noise = std::move(noise.sample_commitments);
     m.noise_proof = noise.proof.encode();
     if (cheat == CheatKind::noise) {
@@ -897,10 +951,10 @@ class Party {
       dev.wire_offsets.push_back({testing::Along::kG, 0, k});
       testing::ScopedDeviation scope(dev);
       proof = sigma::prove_range(t, gens, p.input_bits, input_domain_statement(p, honest_commitments, gens),
-                                 dvalues, dblind, rng_);
+                                 dvalues, dblind, *rng_);
     } else {
       proof = sigma::prove_range(t, gens, p.input_bits, input_domain_statement(p, honest_commitments, gens),
-                                 dvalues, dblind, rng_);
+                                 dvalues, dblind, *rng_);
     }
     GOPA_CHECK(proof.has_value(), "inputs are in the domain [0, M]");
     m.domain_proof = proof->encode();
@@ -931,14 +985,14 @@ class Party {
       testing::Deviation dev;
       dev.wire_offsets.push_back({testing::Along::kG, 0, k});
       testing::ScopedDeviation scope(dev);
-      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, rng_);
+      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
     } else if (cheat == CheatKind::range) {
       testing::Deviation dev;
       dev.prove_outside_domain = true;
       testing::ScopedDeviation scope(dev);
-      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, rng_);
+      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
     } else {
-      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, rng_);
+      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
     }
     GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
     return proof->encode();
@@ -961,6 +1015,7 @@ class Party {
   }
 
   MaskedMessage masked(const Bytes32& sid, const SessionParams& p, const CommitMessage& mine) {
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
     auto gens = domain_gens(p);
     MaskedMessage m;
     std::vector<Point> combined;
@@ -981,7 +1036,7 @@ class Party {
       blind.push_back(std::move(r));
     }
     Transcript t = party_transcript(sid, index_, "output");
-    m.proof = prove_output(t, *gens, combined, m.xhat, blind, rng_);
+    m.proof = prove_output(t, *gens, combined, m.xhat, blind, *rng_);
     if (cheat == CheatKind::output) m.xhat[0] += Scalar::one();
     return m;
   }
@@ -990,7 +1045,7 @@ class Party {
   std::uint32_t index_;
   SigningKey sign_;
   BoxKey box_;
-  DeterministicRng rng_;
+  std::unique_ptr<DeterministicRng> rng_;
   std::vector<std::uint64_t> input_;
   std::uint64_t sequence_ = 0;
   Key32 share_{};
@@ -1003,6 +1058,8 @@ class Party {
   std::vector<std::optional<std::pair<Scalar, Scalar>>> noise_share_;
   Scalar input_shift_;
   std::optional<std::pair<std::uint32_t, std::int64_t>> cancel_shift_;
+  Key32 secrets_{};
+  bool derived_ = false;
 };
 
 // Position of w in u's neighbour list, if there.
@@ -2290,6 +2347,60 @@ bulletin::Result<View> find_session(const PartyOptions& o, bulletin::Board& boar
   }
 }
 
+// The secret of one party in one session (docs/protocol.md § Restarts): BLAKE2b-256 keyed with
+// the party's two seeds (sign ‖ box) over "gopa/party/secrets/v1" ‖ session id ‖ LE32(index) ‖
+// LE32(|vkey|) ‖ the board's verifier key. Every secret the party draws in the session comes from
+// it (Party::step), so a party that restarts with its key file draws exactly what it drew before.
+Key32 party_secrets(const PartyKeys& keys, const Bytes32& sid, std::uint32_t index, std::string_view board_vkey) {
+  static constexpr std::string_view kDomain = "gopa/party/secrets/v1";
+  std::array<std::uint8_t, 64> key{};
+  std::copy(keys.sign_seed.begin(), keys.sign_seed.end(), key.begin());
+  std::copy(keys.box_seed.begin(), keys.box_seed.end(), key.begin() + 32);
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, key.data(), key.size(), 32);
+  sodium_memzero(key.data(), key.size());
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+  crypto_generichash_update(&st, sid.data(), sid.size());
+  std::uint8_t le[4];
+  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(index >> (8 * i));
+  crypto_generichash_update(&st, le, sizeof le);
+  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(board_vkey.size() >> (8 * i));
+  crypto_generichash_update(&st, le, sizeof le);
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(board_vkey.data()), board_vkey.size());
+  Key32 k{};
+  crypto_generichash_final(&st, k.data(), k.size());
+  return k;
+}
+
+// The entries `sender` signed in session `sid`, in board order: what a restarted party already
+// posted.
+bulletin::Result<std::vector<Entry>> own_entries(bulletin::Board& board, const Bytes32& sid, const PublicKey& sender) {
+  auto cp = board.checkpoint();
+  if (!cp) return cp.error();
+  auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
+  if (!opened) return opened.error();
+  std::vector<Entry> out;
+  const std::uint64_t size = opened.value().size;
+  for (std::uint64_t at = 0; at < size; at += 1024) {
+    auto batch = board.read(at, std::min(size, at + 1024));
+    if (!batch) return batch.error();
+    for (const auto& raw : batch.value()) {
+      auto e = bulletin::decode_entry(raw);
+      if (e && e.value().session_id == sid && e.value().sender == sender) out.push_back(std::move(e).value());
+    }
+  }
+  return out;
+}
+
+// Whether two complaint payloads concern the same edge with the same kind (a party posts at most
+// one of each per round).
+bool same_complaint(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  const auto ma = ComplaintMessage::decode(a);
+  const auto mb = ComplaintMessage::decode(b);
+  if (!ma || !mb) return true;
+  return ma->kind == mb->kind && ma->lo == mb->lo && ma->hi == mb->hi;
+}
+
 }  // namespace
 
 bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board& board) {
@@ -2339,11 +2450,27 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     if (auto why = check_requirement(p, o.requirement, &certificate)) return make_error(Errc::invalid_argument, *why);
     if (o.accepted) o.accepted(certificate);
   }
-  Key32 rng_seed{};
-  SystemRng().fill(rng_seed);
-  Party me(o.index, o.keys, rng_seed, std::move(input));
-  sodium_memzero(rng_seed.data(), rng_seed.size());
+  // Every secret comes from the key file, the board and the session, and whatever this party
+  // already posted in the session is on the board: a party that restarts re-derives its state
+  // from both and posts only what it still owes (docs/protocol.md § Restarts).
+  Key32 secrets = party_secrets(o.keys, sid, o.index, board.verifier().vkey());
+  Party me(o.index, o.keys, secrets, std::move(input));
+  sodium_memzero(secrets.data(), secrets.size());
   const std::uint32_t u = o.index;
+  auto own = own_entries(board, sid, setup.roster[u].sign_key);
+  if (!own) return own.error();
+  const std::vector<Entry> posted = std::move(own).value();
+  // Rounds closed before this run began: entries of them now would be ignored as late.
+  const std::set<std::uint32_t> closed_at_start = first.value().closed;
+  {
+    std::uint64_t next = 0;
+    for (const Entry& e : posted) next = std::max(next, e.sequence + 1);
+    me.resume_sequence(next);
+    if (!posted.empty()) {
+      say(o.log, "resuming: " + std::to_string(posted.size()) + " entries of this party on the board, next sequence number " +
+                     std::to_string(next));
+    }
+  }
   const std::uint64_t close_wait = 4ULL * p.round_timeout_ms + 10'000;
   PartyOutcome out;
   out.session_id = sid;
@@ -2358,6 +2485,20 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
       for (auto& e : o.deviate(planned)) (void)board.append(me.sign(std::move(e)));
       return {};
     }
+    // After a restart: an entry already on the board is not posted again, and a different one
+    // for the same slot is refused (it would be an equivocation). Each (round, type, recipient)
+    // holds one entry of this party, complaints one per edge and kind.
+    for (const Entry& e : posted) {
+      if (e.round != round || e.type != type || e.recipient != to) continue;
+      if (e.payload == payload) return {};
+      if (type != MessageType::complaint || same_complaint(e.payload, payload)) {
+        return make_error(Errc::equivocation,
+                          std::string("this party already posted a different ") + message_type_name(type) + " in round " +
+                              std::to_string(round) + " of this session (before a restart); refusing to sign a second "
+                              "one: restart with the same input and key file");
+      }
+    }
+    if (closed_at_start.count(round)) return {};
     auto r = board.append(me.entry(sid, round, type, std::move(payload), to));
     if (!r) return r.error();
     return {};
@@ -2366,10 +2507,14 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   // party's marker out (its entries of the round land late) sooner than min_round_ms after this
   // party saw the previous close is refused: the party stops (`refused`), posting nothing more.
   auto last_close = std::chrono::steady_clock::now();
-  std::string refused;
+  std::string refused, halted;
   auto finish = [&](std::uint32_t round) -> bulletin::Result<View> {
     if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
     say(o.log, "round " + std::to_string(round) + " done");
+    if (o.stop_after_round == round) {  // test only: as if the process were killed here
+      halted = "returned after posting round " + std::to_string(round) + " (test)";
+      return make_error(Errc::timeout, halted);
+    }
     auto v = wait_view(board, sid, o.poll_ms, close_wait, [round](const View& w) { return w.closed.count(round) > 0; },
                        "the coordinator to close round " + std::to_string(round));
     if (!v) return v;
@@ -2378,7 +2523,8 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     last_close = now;
     auto d = v.value().done.find(round);
     const bool cut_off = d == v.value().done.end() || !d->second.count(u);
-    if (cut_off && !o.deviate && open_ms < static_cast<long long>(p.min_round_ms)) {
+    // A round that closed while this party was away (before a restart) is not the coordinator's doing.
+    if (cut_off && !o.deviate && !closed_at_start.count(round) && open_ms < static_cast<long long>(p.min_round_ms)) {
       refused = "the coordinator closed round " + std::to_string(round) + " about " + std::to_string(open_ms) +
                 " ms after this party saw the round before it closed, before this party's entries of it were in; the "
                 "session's minimum is " + std::to_string(p.min_round_ms) + " ms: refused, nothing more is posted";
@@ -2394,6 +2540,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
 #define GOPA_TRY_VIEW(var, expr)           \
   auto var = (expr);                       \
   if (!var) {                              \
+    if (!halted.empty()) return stop(halted); \
     if (!refused.empty()) {                \
       out.coordinator_problem = refused;   \
       return stop(refused);                \
@@ -2402,6 +2549,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   }
 
   // Rounds 2–3 and any restarts: the joint randomness.
+  me.step("randomness", 0, {});
   if (auto st = post(kRoundSeedCommit, MessageType::noise_seed_commit, me.seed_commit(sid, p).encode()); !st) return st.error();
   GOPA_TRY_VIEW(v2, finish(kRoundSeedCommit));
   if (auto st = post(kRoundSeedReveal, MessageType::noise_seed_reveal, SeedRevealMessage{me.share()}.encode()); !st) {
@@ -2413,6 +2561,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     const auto a = static_cast<std::uint32_t>(rv.attempts.size() - 1);
     if (!rv.attempts[a].live.count(u)) break;
     say(o.log, "randomness restart " + std::to_string(a));
+    me.step("randomness", a, {});  // fresh shares: each attempt its own stream
     if (auto st = post(commit_round_of(a), MessageType::noise_seed_commit, me.restart_commit(sid, a).encode()); !st) {
       return st.error();
     }
@@ -2432,6 +2581,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   const Graph g = derive_graph(p.parties, p.neighbors, y);
   for (auto w : g.neighbours(u)) {
     if (w < u) continue;
+    me.step("edge seed", w, y);
     if (auto st = post(kRoundEdgeSeed, MessageType::edge_seed, me.seal_seed(sid, w, setup.roster[w].box_key, p),
                        setup.roster[w].sign_key);
         !st) {
@@ -2455,6 +2605,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   for (auto w : g.neighbours(u)) {
     if (dropped.count(edge_of(u, w))) me.drop_edge(w);
   }
+  me.step_commitments(y, effective_neighbours(g, dropped, u));
   const CommitMessage mine = me.commitments(sid, p, y);
   if (auto st = post(kRoundCommit, MessageType::commitment, mine.encode()); !st) return st.error();
   GOPA_TRY_VIEW(v6, finish(kRoundCommit));
@@ -2476,11 +2627,16 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   GOPA_TRY_VIEW(v7, finish(kRoundCancelComplaint));
   // The masked value goes out only if the board, with rounds 2–7 closed, still counts this party
   // and leaves it a hidden edge to a counted party: once on the board it is public for good.
+  // A party that posted its masked value before a restart decided then.
   ProofCache cache;
-  {
+  const bool masked_posted = std::any_of(posted.begin(), posted.end(), [](const Entry& e) {
+    return e.round == kRoundMasked && e.type == MessageType::masked_value;
+  });
+  if (!masked_posted) {
     const Verdict before = judge(v7.value(), g, &cache);
     if (std::string why = masked_refusal(v7.value(), g, before, u); !why.empty()) return stop(why);
   }
+  me.step("masked value", 0, mine.encode());
   if (auto st = post(kRoundMasked, MessageType::masked_value, me.masked(sid, p, mine).encode()); !st) return st.error();
   GOPA_TRY_VIEW(v8, finish(kRoundMasked));
   // Round 9: reveal the seeds the verdict asks of this party (its edges to excluded parties).

@@ -415,6 +415,70 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
   CHECK(slurp_file(d.path / "audit_any.err").find("2 sessions on this board") != std::string::npos);
 }
 
+TEST_CASE("A gopa party killed mid-session (SIGKILL) and started again resumes; everyone counted, the audit passes",
+          "[cli][party][restart]") {
+  // Four parties; party 1 is killed once it has finished round 4 (its sealed seeds) and started
+  // again with the same command: it resumes from the board and its key file.
+  TempDir d;
+  std::string g = "'";
+  g += GOPA_BINARY;
+  g += "'";
+  for (int i = 0; i < 4; ++i) REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
+  const std::string party = g + " party --board \"$URL\" --board-key \"$VKEY\" --keys k$i.json --id $i --input $((i + 1))"
+                                " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 --json --progress";
+  {
+    std::ofstream sh(d.path / "restart.sh");
+    sh << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub > roster.jsonl\n"
+       << serve_board(g)
+       << "PIDS=\"\"\n"
+       << "for i in 0 2 3; do\n"
+       << "  " << party << " > party$i.json 2> party$i.err &\n"
+       << "  PIDS=\"$PIDS $!\"\n"
+       << "done\n"
+       << "i=1; " << party << " > killed.json 2> killed.err &\n"
+       << "KILLED=$!\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 4 --input-max 10"
+       << " --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --sampler clt --sampler-precision 8"
+       << " --json > coordinator.json 2> coordinator.err &\n"
+       << "COORD=$!\n"
+       << "for t in $(seq 1 3000); do grep -q 'round 4 done' killed.err && break; sleep 0.01; done\n"
+       << "kill -KILL $KILLED\n"
+       << "{ wait $KILLED; } 2> /dev/null; echo $? > killed.rc\n"
+       << "i=1; " << party << " > party1.json 2> party1.err\n"
+       << "echo $? > party1.rc\n"
+       << "wait $COORD; echo $? > coordinator.rc\n"
+       << "for p in $PIDS; do wait $p; done\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json; echo $? > audit.rc\n";
+  }
+  const std::string cmd = "cd '" + d.path.string() + "' && bash restart.sh";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  INFO(slurp_file(d.path / "killed.err") << slurp_file(d.path / "party1.err"));
+  CHECK(slurp_file(d.path / "killed.rc") == "137\n");  // killed, not finished
+  CHECK(slurp_file(d.path / "killed.json").empty());
+  CHECK(slurp_file(d.path / "party1.rc") == "0\n");
+  CHECK(slurp_file(d.path / "party1.err").find("resuming: ") != std::string::npos);
+  CHECK(slurp_file(d.path / "coordinator.rc") == "0\n");
+  const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
+  CHECK(jc.at("counted") == 4);
+  CHECK(jc.at("excluded").empty());
+  CHECK(jc.at("named").empty());
+  CHECK(std::fabs(jc.at("estimate")[0].get<double>() - 2.5) < 0.5);
+  for (int i = 0; i < 4; ++i) {
+    INFO("party " << i);
+    const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + std::to_string(i) + ".json")));  // NOLINT
+    CHECK(jp.at("counted_me") == true);
+    CHECK(jp.at("estimate") == jc.at("estimate"));
+  }
+  CHECK(slurp_file(d.path / "audit.rc") == "0\n");
+  const auto ja = nlohmann::json::parse(std::ifstream(d.path / "audit.json"));
+  CHECK(ja.at("counted") == 4);
+  for (const auto& c : ja.at("checks")) {
+    INFO(c.dump());
+    CHECK(c.at("status") == "PASS");
+  }
+}
+
 TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never gets an honest one excluded or named",
           "[cli][party][adversary]") {
   // gopa board serve, gopa coordinate, five honest gopa party processes and one run with the

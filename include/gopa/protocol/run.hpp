@@ -161,6 +161,10 @@ struct PartyOptions {
   // round, session or payload, copies, entries kept back from earlier calls — which are signed
   // with the party's key and fresh sequence numbers; a post the board refuses is skipped.
   std::function<std::vector<bulletin::Entry>(const bulletin::Entry& planned)> deviate;
+  // TEST ONLY: run_party returns (PartyOutcome::stopped says so) right after posting its marker of
+  // this round, without waiting for the close, as a party killed there would; calling run_party
+  // again with the same keys resumes the session.
+  std::optional<std::uint32_t> stop_after_round;
 };
 
 struct PartyOutcome {
@@ -184,6 +188,13 @@ struct PartyOutcome {
 };
 
 // Runs party `index` to the end of the session found on the board (waits for its setup).
+//
+// Restarts (docs/protocol.md § Restarts): every secret the party draws in a session is derived
+// from its keys, the board's verifier key and the session id, one stream per step, so a party
+// whose process stopped resumes by calling run_party again with the same keys and input: it reads
+// its own entries of the session, re-derives its state, posts nothing it already posted (refusing,
+// with Errc::equivocation, to post different content for an entry on the board), numbers new
+// entries after its last one, and continues with the rounds it still owes.
 [[nodiscard]] bulletin::Result<PartyOutcome> run_party(const PartyOptions& options, bulletin::Board& board);
 
 struct CoordinatorOptions {
