@@ -118,14 +118,10 @@ void append_mod_statement(Transcript& t, const BigInt& n, const BigInt& h) {
   append_big(t, "h", h, nb);
 }
 
-// y is a square mod the odd prime p (Euler's criterion, p secret: constant-time exponent).
-bool is_qr(const BigInt& y, const BigInt& p) {
-  BigInt e;
-  mpz_sub_ui(e.get(), p.get(), 1);
-  mpz_fdiv_q_2exp(e.get(), e.get(), 1);
-  const BigInt r = pow_sec(y, e, p);
-  return mpz_cmp_ui(r.get(), 1) == 0;
-}
+// y is a non-zero square mod the odd prime p. GMP's Legendre symbol: variable time in p (a
+// binary-GCD-like loop), about 200 times cheaper than Euler's criterion with mpz_powm_sec; the
+// outcome for the chosen (a, b) is published anyway.
+bool is_qr(const BigInt& y, const BigInt& p) { return mpz_legendre(y.get(), p.get()) == 1; }
 
 // A square root of the square y mod the odd prime p: y^((p+1)/4) for p ≡ 3 mod 4, otherwise
 // Tonelli–Shanks (variable time; only a prover with a prime ≡ 1 mod 4 gets there).
@@ -175,6 +171,17 @@ BigInt sqrt_mod(const BigInt& y, const BigInt& p) {
 // A fourth root of y mod the odd prime p, if y is a fourth power.
 std::optional<BigInt> fourth_root(const BigInt& y, const BigInt& p) {
   if (!is_qr(y, p)) return std::nullopt;
+  if (mpz_fdiv_ui(p.get(), 4) == 3) {
+    // The square root y^((p+1)/4) of a square is a square: x = y^(((p+1)/4)² mod (p − 1)).
+    BigInt e, pm1;
+    mpz_add_ui(e.get(), p.get(), 1);
+    mpz_fdiv_q_2exp(e.get(), e.get(), 2);
+    mpz_mul(e.get(), e.get(), e.get());
+    mpz_sub_ui(pm1.get(), p.get(), 1);
+    mpz_mod(e.get(), e.get(), pm1.get());
+    mpz_add(e.get(), e.get(), pm1.get());
+    return pow_sec(y, e, p);
+  }
   BigInt r = sqrt_mod(y, p);
   if (!is_qr(r, p)) mpz_sub(r.get(), p.get(), r.get());
   if (!is_qr(r, p)) return std::nullopt;
@@ -220,7 +227,9 @@ ModProof prove_mod_impl(Transcript& t, const BigInt& n, const BigInt& h,
         mpz_mod(yp.get(), yp.get(), n.get());
       }
       if ((ab & 1) != 0) mpz_sub(yp.get(), n.get(), yp.get());
+      // Residuosity first (cheap), roots only for the chosen candidate.
       found = true;
+      for (std::size_t j = 0; j < primes.size() && found; ++j) found = is_qr(yp, primes[j]);
       for (std::size_t j = 0; j < primes.size() && found; ++j) {
         BigInt yj;
         mpz_mod(yj.get(), yp.get(), primes[j].get());

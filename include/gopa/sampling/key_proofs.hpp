@@ -26,7 +26,8 @@
 // p, q > 2^(|N|/2 − 162). Zero knowledge: Π_mod and Π_prm are perfect (honest verifier);
 // Π_fac is statistical with 2^-80 slack.
 // Side channels: every exponent derived from p, q, φ(N) or λ goes through mpz_powm_sec; the CRT
-// recombination and reductions by p, q use GMP's variable-time mpz functions (as decryption does).
+// recombination, reductions by p, q and Π_mod's Legendre symbols mod p, q use GMP's
+// variable-time mpz functions (as decryption does).
 #pragma once
 
 #include <cstddef>
