@@ -154,12 +154,13 @@ int run_key_proofs(const HiddenOptions& o) {
       return kExitMisbehaved;
     Transcript c("gopa/bench"), d("gopa/bench");
     // Π_prm's prover time includes drawing the parameters (t = τ², s = t^λ).
-    const auto [rs, pp] = timed(kPrmP, [&] {
+    const auto prm = timed(kPrmP, [&] {
       RingPedersenSecret s = RingPedersenSecret::generate(key, rng);
       PrmProof p = prove_prm(c, s, rng);
       return std::make_pair(std::move(s), std::move(p));
     });
-    if (timed(kPrmV, [&] { return verify_prm(d, rs.pub(), pp); }) != KeyCheck::kOk) return kExitMisbehaved;
+    if (timed(kPrmV, [&] { return verify_prm(d, prm.first.pub(), prm.second); }) != KeyCheck::kOk)
+      return kExitMisbehaved;
     Transcript e("gopa/bench"), g("gopa/bench");
     const FacProof pf = timed(kFacP, [&] { return prove_fac(e, key, vrp.pub(), rng); });
     if (timed(kFacV, [&] { return verify_fac(g, key.pub().n(), vrp.pub(), pf); }) != KeyCheck::kOk)
