@@ -87,7 +87,8 @@ enum class Step : std::uint8_t {
   kMulOpening,            // wrong share when opening d = x − a or e = y − b
   kTruncOpening,          // wrong share when opening the masked value of a truncation
   kCiphertextRange,       // its ciphertext proof does not show a small plaintext (|a_i| ≥ 2^373)
-  kPaillierKey,           // its Paillier public key is malformed (size, parity, h not a unit)
+  kPaillierKey,           // its Paillier key is malformed (size, parity, h not a unit) or not
+                          // proven well formed (Π_mod, Π_prm, Π_fac: sampling/key_proofs.hpp)
 };
 [[nodiscard]] const char* step_name(Step s) noexcept;
 
@@ -108,6 +109,8 @@ struct Cheat {
   std::size_t member = 0;
   Step step = Step::kMulOpening;
   std::size_t occurrence = 0;  // deviate at the n-th time the member performs this step
+  // kPaillierKey: occurrence 0 posts an even N (caught by the form check), occurrence 1 a
+  // Paillier–Blum modulus with a 40-bit prime factor (caught only by Π_fac).
 };
 
 // A shared value as published: one commitment per member (C_i = v_i·G + r_i·H).

@@ -22,6 +22,7 @@
 #include "gopa/msm.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/sampling.hpp"
+#include "gopa/sampling/key_proofs.hpp"
 #include "gopa/sampling/paillier.hpp"
 #include "gopa/sampling/paillier_proofs.hpp"
 #include "gopa/sigma/range.hpp"
@@ -136,7 +137,7 @@ class Board {
         std::span<const HiddenMessage> in)
       : ids_(ids), out_(out), in_(in), posted_(ids.size(), 0), next_(ids.size(), 0),
         t_("gopa/hidden-sample v1") {
-    t_.domain_separator("gopa/hidden/box-muller v2");
+    t_.domain_separator("gopa/hidden/box-muller v3");
     t_.append_message("params", p.name());
     for (std::size_t id : ids_) t_.append_u64("member", id);
   }
@@ -670,41 +671,157 @@ class Committee {
   std::size_t n_bytes() const { return (p_.paillier_bits + 7) / 8; }
   std::size_t ct_bytes() const { return (2 * static_cast<std::size_t>(p_.paillier_bits) + 7) / 8; }
 
-  // Every member publishes its public key (N, h); anyone checks its form.
+  // The key record of a member: N ‖ h ‖ s ‖ t ‖ Π_mod ‖ Π_prm (docs/sampling.md, "Key proofs").
+  std::size_t key_record_bytes() const {
+    const std::size_t nb = n_bytes();
+    return 4 * nb + ModProof::encoded_bytes(nb) + PrmProof::encoded_bytes(nb);
+  }
+  std::size_t fac_bytes() const {
+    return FacProof::encoded_bytes(p_.paillier_bits, p_.paillier_bits);
+  }
+
+  // The transcript of member k's key proofs (j: the verifier of a Π_fac).
+  Transcript key_transcript(std::size_t k, std::string_view proof,
+                            std::optional<std::size_t> j = std::nullopt) const {
+    Transcript t("gopa/hidden-sample v1");
+    t.domain_separator("gopa/hidden/keys v1");
+    t.append_message("params", p_.name());
+    for (std::size_t id : ids_) t.append_u64("committee", id);
+    t.append_u64("member", ids_[k]);
+    t.append_message("proof", proof);
+    if (j) t.append_u64("verifier", ids_[*j]);
+    return t;
+  }
+
+  // Simulation only: a key whose modulus has a small prime factor (a Blum modulus r·q with a
+  // 40-bit r), which passes Π_mod and Π_prm and only Π_fac rejects.
+  PaillierKey small_factor_key() {
+    const unsigned bits = p_.paillier_bits;
+    const auto blum_prime = [this](unsigned b) {
+      BigInt x = BigInt::random_bits(b, rng_);
+      mpz_setbit(x.get(), b - 1);
+      mpz_setbit(x.get(), b - 2);
+      do {
+        mpz_nextprime(x.get(), x.get());
+      } while (mpz_fdiv_ui(x.get(), 4) != 3);
+      return x;
+    };
+    for (;;) {
+      const BigInt r = blum_prime(40), q = blum_prime(bits - 40);
+      BigInt n;
+      mpz_mul(n.get(), r.get(), q.get());
+      if (n.bits() == bits) return PaillierKey::from_primes(r, q, rng_);
+    }
+  }
+
+  // Every member publishes its key (N, h), ring-Pedersen parameters (s, t) over N, and the
+  // proofs Π_mod and Π_prm; anyone checks the form and the proofs. Then every member proves
+  // Π_fac to every other member against that member's (N, s, t). Nobody uses a key before all
+  // its proofs are checked; a failed check names the key's owner (`paillier-key`).
   void exchange_keys() {
     const std::size_t nb = n_bytes();
+    const std::size_t bits = p_.paillier_bits;
+    std::vector<std::unique_ptr<RingPedersenSecret>> rps(c_);
+    if (sim_) {
+      for (std::size_t k = 0; k < c_; ++k) {
+        const bool even = cheat_now(k, Step::kPaillierKey);
+        if (cheat_now(k, Step::kPaillierKey)) {
+          bad_keys_.push_back(std::make_unique<PaillierKey>(small_factor_key()));
+          keys_[k] = bad_keys_.back().get();
+        }
+        const PaillierKey& key = *keys_[k];
+        rps[k] = std::make_unique<RingPedersenSecret>(RingPedersenSecret::generate(key, rng_));
+        std::vector<std::uint8_t> pl;
+        pl.reserve(key_record_bytes());
+        BigInt n = key.pub().n();
+        if (even) mpz_add_ui(n.get(), n.get(), 1);  // an even N
+        wire::put_big(pl, n, nb);
+        wire::put_big(pl, key.pub().h(), nb);
+        wire::put_big(pl, rps[k]->pub().s, nb);
+        wire::put_big(pl, rps[k]->pub().t, nb);
+        Transcript tm = key_transcript(k, "mod");
+        const auto pm = prove_mod(tm, key, rng_).encode(nb);
+        pl.insert(pl.end(), pm.begin(), pm.end());
+        Transcript tp = key_transcript(k, "prm");
+        const auto pp = prove_prm(tp, *rps[k], rng_).encode(nb);
+        pl.insert(pl.end(), pp.begin(), pp.end());
+        board_.post_list(k, HiddenKind::kPaillierKey, pl, 1);
+      }
+    }
+    pk_.resize(c_);
+    rp_.resize(c_);
+    {
+      VerifyTimer vt(verify_seconds_);
+      for (std::size_t k = 0; k < c_; ++k) {
+        const auto pl = board_.take_list(k, HiddenKind::kPaillierKey, Step::kPaillierKey,
+                                         key_record_bytes(), 1);
+        wire::Reader r(pl);
+        auto n = r.big(nb);
+        auto h = r.big(nb);
+        auto s = r.big(nb);
+        auto t = r.big(nb);
+        if (!n || !h || !s || !t) malformed(k, Step::kPaillierKey, HiddenKind::kPaillierKey, "length");
+        BigInt g;
+        mpz_gcd(g.get(), h->get(), n->get());
+        if (n->bits() != bits || mpz_even_p(n->get()) || mpz_cmp_ui(h->get(), 2) < 0 ||
+            mpz_cmp(h->get(), n->get()) >= 0 || mpz_cmp_ui(g.get(), 1) != 0)
+          fault(ids_[k], Step::kPaillierKey,
+                who(ids_[k]) + ": malformed Paillier public key (N of " + std::to_string(n->bits()) +
+                    " bits, must be odd with exactly " + std::to_string(bits) +
+                    " bits; 2 ≤ h < N prime to N)");
+        const auto pm = ModProof::decode(r.bytes(ModProof::encoded_bytes(nb)), nb);
+        const auto pp = PrmProof::decode(r.bytes(PrmProof::encoded_bytes(nb)), nb);
+        if (!pm.value || !pp.value || !r.done())
+          malformed(k, Step::kPaillierKey, HiddenKind::kPaillierKey,
+                    !pm.value ? key_check_name(pm.error) : key_check_name(pp.error));
+        Transcript tm = key_transcript(k, "mod");
+        if (const KeyCheck c = verify_mod(tm, *n, *h, *pm.value); c != KeyCheck::kOk)
+          fault(ids_[k], Step::kPaillierKey,
+                who(ids_[k]) + ": Paillier modulus not proven Paillier–Blum (Π_mod: " +
+                    key_check_name(c) + ")");
+        RingPedersen rp{*n, std::move(*s), std::move(*t)};
+        Transcript tp = key_transcript(k, "prm");
+        if (const KeyCheck c = verify_prm(tp, rp, *pp.value); c != KeyCheck::kOk)
+          fault(ids_[k], Step::kPaillierKey,
+                who(ids_[k]) + ": ring-Pedersen parameters not proven (Π_prm: " +
+                    key_check_name(c) + ")");
+        rp_[k] = std::move(rp);
+        if (sim_) {
+          GOPA_CHECK(*n == keys_[k]->pub().n() && *h == keys_[k]->pub().h(), "the member's own key");
+          pk_[k] = &keys_[k]->pub();
+        } else {
+          own_pk_.push_back(std::make_unique<PaillierPublic>(std::move(*n), std::move(*h)));
+          pk_[k] = own_pk_.back().get();
+        }
+      }
+    }
+    // Π_fac from every member to every other one, in committee order of the verifiers.
     if (sim_)
       for (std::size_t k = 0; k < c_; ++k) {
         std::vector<std::uint8_t> pl;
-        BigInt n = keys_[k]->pub().n();
-        if (cheat_now(k, Step::kPaillierKey)) mpz_add_ui(n.get(), n.get(), 1);  // an even N
-        wire::put_big(pl, n, nb);
-        wire::put_big(pl, keys_[k]->pub().h(), nb);
-        board_.post(k, HiddenKind::kPaillierKey, std::move(pl));
+        pl.reserve((c_ - 1) * fac_bytes());
+        for (std::size_t j = 0; j < c_; ++j) {
+          if (j == k) continue;
+          Transcript t = key_transcript(k, "fac", j);
+          const auto pf = prove_fac(t, *keys_[k], rp_[j], rng_).encode(bits, bits);
+          pl.insert(pl.end(), pf.begin(), pf.end());
+        }
+        board_.post_list(k, HiddenKind::kKeyFactors, pl, 1);
       }
     VerifyTimer vt(verify_seconds_);
-    pk_.resize(c_);
     for (std::size_t k = 0; k < c_; ++k) {
-      const auto& pl = board_.take(k, HiddenKind::kPaillierKey, Step::kPaillierKey);
+      const auto pl = board_.take_list(k, HiddenKind::kKeyFactors, Step::kPaillierKey,
+                                       (c_ - 1) * fac_bytes(), 1);
       wire::Reader r(pl);
-      auto n = r.big(nb);
-      auto h = r.big(nb);
-      if (!n || !h || !r.done())
-        malformed(k, Step::kPaillierKey, HiddenKind::kPaillierKey, "length");
-      BigInt g;
-      mpz_gcd(g.get(), h->get(), n->get());
-      if (n->bits() != p_.paillier_bits || mpz_even_p(n->get()) || mpz_cmp_ui(h->get(), 2) < 0 ||
-          mpz_cmp(h->get(), n->get()) >= 0 || mpz_cmp_ui(g.get(), 1) != 0)
-        fault(ids_[k], Step::kPaillierKey,
-              who(ids_[k]) + ": malformed Paillier public key (N of " + std::to_string(n->bits()) +
-                  " bits, must be odd with exactly " + std::to_string(p_.paillier_bits) +
-                  " bits; 2 ≤ h < N prime to N)");
-      if (sim_) {
-        GOPA_CHECK(*n == keys_[k]->pub().n() && *h == keys_[k]->pub().h(), "the member's own key");
-        pk_[k] = &keys_[k]->pub();
-      } else {
-        own_pk_.push_back(std::make_unique<PaillierPublic>(std::move(*n), std::move(*h)));
-        pk_[k] = own_pk_.back().get();
+      for (std::size_t j = 0; j < c_; ++j) {
+        if (j == k) continue;
+        const auto pf = FacProof::decode(r.bytes(fac_bytes()), bits, bits);
+        if (!pf.value) malformed(k, Step::kPaillierKey, HiddenKind::kKeyFactors, key_check_name(pf.error));
+        Transcript t = key_transcript(k, "fac", j);
+        if (const KeyCheck c = verify_fac(t, pk_[k]->n(), rp_[j], *pf.value); c != KeyCheck::kOk)
+          fault(ids_[k], Step::kPaillierKey,
+                who(ids_[k]) + ": Paillier modulus not proven free of small factors to " +
+                    who(ids_[j]) + " (Π_fac: " + key_check_name(c) + ")");
       }
     }
   }
@@ -1437,6 +1554,8 @@ class Committee {
   std::map<std::pair<std::size_t, Step>, std::size_t> occurrences_;
 
   std::vector<const PaillierPublic*> pk_;                 // the keys as published
+  std::vector<RingPedersen> rp_;                          // the members' ring-Pedersen parameters
+  std::vector<std::unique_ptr<PaillierKey>> bad_keys_;    // simulation only: deliberate bad keys
   std::vector<std::unique_ptr<PaillierPublic>> own_pk_;   // verifier: built from the log
 
   std::vector<std::vector<Point>> C_;               // public: [value][member]

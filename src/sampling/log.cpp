@@ -19,6 +19,7 @@ const char* hidden_kind_name(HiddenKind k) noexcept {
     case HiddenKind::kMulOpening: return "mul-opening";
     case HiddenKind::kBitOpening: return "bit-opening";
     case HiddenKind::kTruncOpening: return "trunc-opening";
+    case HiddenKind::kKeyFactors: return "key-factors";
   }
   return "unknown";
 }

@@ -261,21 +261,41 @@ bool PaillierPublic::valid(const BigInt& c) const {
 PaillierKey PaillierKey::generate(unsigned bits, Rng& rng) {
   GOPA_CHECK(bits >= 512 && bits % 2 == 0, "Paillier modulus of at least 512 bits");
   const unsigned half = bits / 2;
-  PaillierKey k;
-  BigInt n;
+  BigInt p, q, n;
   for (;;) {
-    for (BigInt* pr : {&k.p_, &k.q_}) {
+    for (BigInt* pr : {&p, &q}) {
       BigInt r = BigInt::random_bits(half, rng);
       mpz_setbit(r.get(), half - 1);
       mpz_setbit(r.get(), half - 2);  // N has exactly `bits` bits
-      mpz_nextprime(pr->get(), r.get());
+      // The next prime ≡ 3 mod 4 (a Blum prime).
+      do {
+        mpz_nextprime(pr->get(), r.get());
+        r = *pr;
+      } while (mpz_fdiv_ui(pr->get(), 4) != 3);
     }
-    if (mpz_cmp(k.p_.get(), k.q_.get()) == 0) continue;
-    mpz_mul(n.get(), k.p_.get(), k.q_.get());
+    if (mpz_cmp(p.get(), q.get()) == 0 || p.bits() != half || q.bits() != half) continue;
+    mpz_mul(n.get(), p.get(), q.get());
     if (n.bits() == bits) break;
   }
-  BigInt h = BigInt::random_bits(bits - 1, rng);
-  mpz_add_ui(h.get(), h.get(), 2);
+  return from_primes(p, q, rng);
+}
+
+PaillierKey PaillierKey::from_primes(const BigInt& p, const BigInt& q, Rng& rng) {
+  PaillierKey k;
+  k.p_ = p;
+  k.q_ = q;
+  BigInt n;
+  mpz_mul(n.get(), p.get(), q.get());
+  GOPA_CHECK(mpz_odd_p(n.get()) != 0 && n.bits() >= 16, "odd Paillier modulus");
+  const auto bits = static_cast<unsigned>(n.bits());
+  BigInt h;
+  do {
+    h = BigInt::random_bits(bits - 1, rng);
+    mpz_add_ui(h.get(), h.get(), 2);
+    BigInt g;
+    mpz_gcd(g.get(), h.get(), n.get());
+    if (mpz_cmp_ui(g.get(), 1) == 0) break;
+  } while (true);
   k.pub_ = PaillierPublic(n, h);
   // CRT decryption data: hp = L_p(g^(p−1) mod p²)^(−1) mod p with g = N + 1.
   mpz_mul(k.p2_.get(), k.p_.get(), k.p_.get());

@@ -235,3 +235,61 @@ TEST_CASE("hidden: a ciphertext that is not the committed value or not small is 
   REQUIRE(run.ok());
   CHECK(run.output->samples[0].members == std::vector<std::size_t>{0, 2});
 }
+
+TEST_CASE("hidden: a member whose Paillier key is not well formed is named by the key proofs",
+          "[sampling][hidden][abort][keys]") {
+  const HiddenParams p = small_params(3);
+  struct Case {
+    std::size_t occurrence;  // 0: an even N; 1: a Blum modulus with a 40-bit prime factor
+    const char* why;
+  };
+  for (const Case c : {Case{0, "malformed Paillier public key"}, Case{1, "(Π_fac: "}}) {
+    DYNAMIC_SECTION("occurrence " << c.occurrence) {
+      DeterministicRng rng(90 + c.occurrence);
+      HiddenRun run = run_hidden_box_muller(p, {Cheat{1, Step::kPaillierKey, c.occurrence}}, rng);
+      // Named at once, before anyone encrypts under the key; nobody honest is named.
+      REQUIRE(run.blamed.size() == 1);
+      CHECK(run.blamed[0].member == 1);
+      CHECK(run.blamed[0].step == Step::kPaillierKey);
+      CHECK(run.blamed[0].why.find(c.why) != std::string::npos);
+      CHECK_FALSE(run.blamed[0].missing);
+      REQUIRE(run.logs.size() == 2);
+      for (const HiddenMessage& m : run.logs[0].messages)
+        CHECK((m.kind == HiddenKind::kPaillierKey || m.kind == HiddenKind::kKeyFactors));
+      // The committee restarts without it and succeeds; an auditor reaches the same verdicts.
+      REQUIRE(run.ok());
+      CHECK(run.output->samples[0].members == std::vector<std::size_t>{0, 2});
+      const HiddenVerdict v0 = verify_hidden_log(p, run.logs[0].members, run.logs[0].messages);
+      REQUIRE(v0.blame.has_value());
+      CHECK(v0.blame->member == 1);
+      CHECK(v0.blame->why == run.blamed[0].why);
+      const HiddenVerdict v1 = verify_hidden_log(p, run.logs[1].members, run.logs[1].messages);
+      CHECK(v1.ok);
+    }
+  }
+}
+
+TEST_CASE("hidden: every key record carries proofs that every reader checks",
+          "[sampling][hidden][keys]") {
+  // An honest member's key record replaced by a record of the same length whose proofs were made
+  // for another member (its Π_mod and Π_prm transcripts bind the member): the copier is named.
+  const HiddenParams p = small_params(3);
+  DeterministicRng rng(95);
+  const std::vector<std::size_t> members{0, 1, 2};
+  const Attempt a = hidden_box_muller_attempt(p, members, {}, rng);
+  REQUIRE(a.output.has_value());
+  auto log = a.log;
+  std::vector<std::size_t> k0, k2;
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    if (log[i].kind != HiddenKind::kPaillierKey) continue;
+    if (log[i].member == 0) k0.push_back(i);
+    if (log[i].member == 2) k2.push_back(i);
+  }
+  REQUIRE(k0.size() == k2.size());
+  for (std::size_t i = 0; i < k0.size(); ++i) log[k2[i]].payload = log[k0[i]].payload;
+  const HiddenVerdict v = verify_hidden_log(p, members, log);
+  CHECK_FALSE(v.ok);
+  REQUIRE(v.blame.has_value());
+  CHECK(v.blame->member == 2);
+  CHECK(v.blame->step == Step::kPaillierKey);
+}

@@ -175,6 +175,7 @@ TEST_CASE("hidden log: the verifier names the simulation's cheater at every step
   // Every step of the enum, in triples and in square pairs; late steps with 2 members.
   const Case cases[] = {
       {Step::kPaillierKey, 3, 1, 0},
+      {Step::kPaillierKey, 3, 2, 1},  // a modulus with a small factor (Π_fac)
       {Step::kTripleCiphertext, 3, 0, 0},
       {Step::kTripleCiphertext, 3, 1, 2 * muls},  // first square pair
       {Step::kCiphertextRange, 3, 2, 5},

@@ -28,7 +28,7 @@ inline constexpr std::size_t kHiddenHeaderBytes = 14;  // version, member, kind,
 
 // What a message carries (docs/sampling.md, "Public log", has each layout).
 enum class HiddenKind : std::uint8_t {
-  kPaillierKey = 1,       // the member's Paillier public key (N, h)
+  kPaillierKey = 1,       // the member's Paillier key (N, h), ring-Pedersen s, t, Π_mod, Π_prm (list)
   kTripleShares = 2,      // one group of packed triples: commitments, Enc_i(a_i) and proofs
   kTripleReplies = 3,     // one group: the member's replies Enc_i(a_i·b_j + r_ij) to every i
   kTripleProducts = 4,    // commitments to the member's product shares c_i (list)
@@ -39,8 +39,9 @@ enum class HiddenKind : std::uint8_t {
   kMulOpening = 9,        // shares and blinders of d = x − a, e = y − b (list)
   kBitOpening = 10,       // shares and blinders of u² (list)
   kTruncOpening = 11,     // share and blinder of a truncation's masked value (list)
+  kKeyFactors = 12,       // the member's Π_fac to every other member (list)
 };
-inline constexpr std::uint8_t kHiddenKindMax = 11;
+inline constexpr std::uint8_t kHiddenKindMax = 12;
 [[nodiscard]] const char* hidden_kind_name(HiddenKind k) noexcept;
 
 struct HiddenMessage {

@@ -98,9 +98,17 @@ class PaillierPublic {
 
 class PaillierKey {
  public:
-  // Two random primes of bits/2 bits each, N of exactly `bits` bits.
+  // Two random primes p ≡ q ≡ 3 mod 4 of bits/2 bits each (the top two bits set), N of exactly
+  // `bits` bits: a Paillier–Blum modulus, as the key proofs require (sampling/key_proofs.hpp).
+  // Equal sizes give gcd(N, φ(N)) = 1: q − 1 < 2p, so p ∤ q − 1 (and q ∤ p − 1).
   static PaillierKey generate(unsigned bits, Rng& rng);
+  // A key from two given distinct odd primes (not checked; tests and deliberate deviations build
+  // malformed keys with it) and a random h.
+  static PaillierKey from_primes(const BigInt& p, const BigInt& q, Rng& rng);
   [[nodiscard]] const PaillierPublic& pub() const noexcept { return pub_; }
+  // The secret factors (N = p·q), for the key proofs.
+  [[nodiscard]] const BigInt& p() const noexcept { return p_; }
+  [[nodiscard]] const BigInt& q() const noexcept { return q_; }
   [[nodiscard]] BigInt decrypt(const BigInt& c) const;
   static constexpr unsigned kAlphaBits = 256;
 
