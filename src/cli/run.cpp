@@ -380,7 +380,102 @@ int run_run(const RunArgs& args) {
                                                                                                      : kExitMisbehaved;
 }
 
-int run_audit(const std::string& path, const std::string& board_key, const std::string& session, bool json_out) {
+struct AuditArgs {
+  std::string board, board_key, session;
+  bool json_out = false;
+  bool all = false;               // every session, with the privacy of all of them composed
+  double honest_fraction = 0.5;   // for the claims the audit re-derives
+  double delta = 1e-5;
+};
+
+// gopa audit --all: every session on the board, and what their posted parameters certify together
+// (the rounds of a training run: docs/privacy.md §11), each at δ/S of the total δ.
+int audit_all(bb::Board& board, const AuditArgs& a) {
+  auto listing = gp::list_sessions(board);
+  if (!listing) {
+    std::fprintf(stderr, "gopa audit: cannot read '%s': %s\n", a.board.c_str(), listing.error().message.c_str());
+    return kExitIo;
+  }
+  const std::vector<Bytes32>& ids = listing.value();
+  if (ids.empty()) throw UsageError("--all: no session on the board");
+  int code = kExitOk;
+  bool log_ok = true;
+  std::vector<gp::Certificate> certs;
+  json sessions = json::array();
+  const double delta_each = a.delta / static_cast<double>(ids.size());
+  for (const Bytes32& id : ids) {
+    const gp::AuditReport audit = gp::audit_session(board, id);
+    log_ok = log_ok && audit.log_ok;
+    const bool ok = audit.all_passed() && !anyone_misbehaved(audit.misbehaving);
+    if (!ok) code = kExitMisbehaved;
+    std::optional<gp::Certificate> cert;
+    if (audit.params) {
+      try {
+        cert = gp::certify_session(*audit.params, a.honest_fraction, delta_each);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+      certs.push_back(*cert);
+    }
+    json failed = json::array();
+    std::string first_fail;
+    for (const auto& c : audit.checks) {
+      if (c.status != bb::CheckStatus::fail) continue;
+      failed.push_back(c.name + ": " + c.detail);
+      if (first_fail.empty()) first_fail = c.name + (c.detail.empty() ? "" : " — " + c.detail);
+    }
+    if (a.json_out) {
+      json s = {{"session_id", to_hex(id)}, {"passed", ok}, {"failed", failed}, {"counted", audit.counted.size()},
+                {"excluded", parties_json(audit.excluded)}, {"named", parties_json(audit.named)}, {"estimate", audit.estimate}};
+      if (cert) s["privacy_claim"] = certificate_json(*cert);
+      sessions.push_back(s);
+    } else {
+      std::printf("%-4s session %s  counted %zu%s%s\n", ok ? "PASS" : "FAIL", to_hex(id).c_str(), audit.counted.size(),
+                  first_fail.empty() ? "" : "  ", first_fail.c_str());
+    }
+  }
+  gp::ComposedCertificate composed;
+  try {
+    composed = gp::compose_sessions(certs, a.delta);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const std::uint32_t colluders = certs.empty() ? 0 : certs.front().malicious;
+  const std::string claim =
+      composed.certified
+          ? "(ε=" + up4(composed.epsilon) + ", δ=" + g3(a.delta) + ")-DP for each party's data over all " +
+                std::to_string(ids.size()) + " sessions (" + gp::kNeighbouring +
+                ", the same roster position in every session), μ = " + up4(composed.mu) +
+                " composed exactly (μ-GDP), each session certified at δ/" + std::to_string(ids.size()) +
+                "; assuming at most " + std::to_string(colluders) + " colluders (honest fraction " + g3(a.honest_fraction) +
+                ") fixed before the first session"
+          : "no (ε, δ) certified over the sessions: " + composed.why;
+  if (a.json_out) {
+    json j = json_report("audit");
+    j["board"] = a.board;
+    j["all"] = true;
+    j["sessions"] = sessions;
+    j["privacy"] = claim;
+    j["composed_claim"] = {{"certified", composed.certified}, {"epsilon", composed.epsilon}, {"delta", composed.delta},
+                           {"mu", composed.mu}, {"rounds", composed.rounds}, {"failure", composed.failure},
+                           {"delta_accountant", composed.delta_accountant}, {"neighbouring", gp::kNeighbouring},
+                           {"malicious", colluders}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::printf("privacy of all %zu sessions together (from the posted parameters): %s\n", ids.size(), claim.c_str());
+  }
+  if (!log_ok) return kExitLogMisbehaved;
+  return code;
+}
+
+int run_audit(const AuditArgs& a) {
+  const std::string& path = a.board;
+  const std::string& board_key = a.board_key;
+  const std::string& session = a.session;
+  const bool json_out = a.json_out;
+  if (a.all && !session.empty()) throw UsageError("--all and --session: choose one");
+  if (!(a.honest_fraction > 0.0 && a.honest_fraction <= 1.0)) throw UsageError("--honest-fraction: must be in (0, 1]");
+  if (!(a.delta > 0.0 && a.delta < 1.0)) throw UsageError("--delta: must be in (0, 1)");
   check_board_path(path);
   const std::string vkey = resolve_vkey(board_key, "--board-key");
   std::unique_ptr<bb::Board> board;
@@ -418,6 +513,7 @@ int run_audit(const std::string& path, const std::string& board_key, const std::
     }
     board = std::move(local).value();
   }
+  if (a.all) return audit_all(*board, a);
   // The session: by its id (or a unique prefix of its hex), or the only one on the board.
   std::optional<Bytes32> chosen;
   if (!session.empty()) {
@@ -442,10 +538,7 @@ int run_audit(const std::string& path, const std::string& board_key, const std::
   // What the posted parameters certify, at the default requirement a party states (honest
   // fraction 0.5, δ = 1e-5): the audit re-derives the privacy claim from the board alone.
   std::optional<gp::Certificate> cert;
-  if (audit.params) {
-    const gp::PrivacyRequirement need;
-    cert = gp::certify_session(*audit.params, need.honest_fraction, need.delta);
-  }
+  if (audit.params) cert = gp::certify_session(*audit.params, a.honest_fraction, a.delta);
   if (json_out) {
     json j = json_report("audit");
     j["board"] = path;
@@ -468,8 +561,8 @@ int run_audit(const std::string& path, const std::string& board_key, const std::
       std::printf("session %s  parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  inputs in [0, %.6g]  noise %s\n",
                   to_hex(p.session_id()).c_str(), p.parties, p.dim, p.neighbors, p.sigma_eta, p.sigma_delta,
                   p.input_max_real(), gp::noise_mode_name(p.noise));
-      std::printf("privacy (from the posted parameters, at honest fraction 0.5 and δ = 1e-5): %s\n",
-                  privacy_sentence(*cert).c_str());
+      std::printf("privacy (from the posted parameters, at honest fraction %s and δ = %s): %s\n",
+                  g3(a.honest_fraction).c_str(), g3(a.delta).c_str(), privacy_sentence(*cert).c_str());
     }
     for (const auto& c : audit.checks) {
       std::printf("%-4s %s%s%s\n", gp::check_status_name(c.status), c.name.c_str(), c.detail.empty() ? "" : " — ",
@@ -520,29 +613,30 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   run->add_flag("--progress", a->progress, "progress lines on stderr with --json too (without --json they are on by default)");
   run->callback([&ctx, a] { ctx.run = [a] { return guarded("run", [&] { return run_run(*a); }); }; });
 
-  auto board = std::make_shared<std::string>();
-  auto board_key = std::make_shared<std::string>();
-  auto json_out = std::make_shared<bool>(false);
-  auto session = std::make_shared<std::string>();
+  auto aa = std::make_shared<AuditArgs>();
   CLI::App* audit = app.add_subcommand(
       "audit",
       "Re-verify a GOPA board end to end: entry signatures, the session setup, every range proof,\n"
       "pairwise cancellation, every output proof, and the released result (PASS/FAIL/SKIP per check).\n"
+      "With --all, every session on the board (the rounds of `gopa train`), and the privacy of all of\n"
+      "them composed exactly.\n"
       "Exit: 0 verified, 1 a party misbehaved (named), 2 the log is inconsistent, 3 usage, 4 I/O.");
-  audit->add_option("--board", *board, "SQLite board file, or the URL of a served board (http[s]://…); default $GOPA_BOARD")
+  audit->add_option("--board", aa->board, "SQLite board file, or the URL of a served board (http[s]://…); default $GOPA_BOARD")
       ->envname("GOPA_BOARD")
       ->required();
-  audit->add_option("--board-key", *board_key,
+  audit->add_option("--board-key", aa->board_key,
                     "the served board's verifier key (vkey), or @FILE to read it from FILE; required with a URL; "
                     "default $GOPA_BOARD_KEY")
       ->envname("GOPA_BOARD_KEY");
-  audit->add_option("--session", *session,
+  audit->add_option("--session", aa->session,
                     "the session to audit, by its id (hex; a unique prefix will do); needed when the board holds several");
-  audit->add_flag("--json", *json_out, "machine-readable output (docs/cli-json.md)");
-  audit->callback([&ctx, board, board_key, session, json_out] {
-    ctx.run = [board, board_key, session, json_out] {
-      return guarded("audit", [&] { return run_audit(*board, *board_key, *session, *json_out); });
-    };
+  audit->add_flag("--all", aa->all, "audit every session on the board and compose their privacy (each at δ divided by the number of sessions)");
+  audit->add_option("--honest-fraction", aa->honest_fraction, "the honest fraction the re-derived privacy claim assumes")
+      ->capture_default_str();
+  audit->add_option("--delta", aa->delta, "the total δ of the re-derived privacy claim")->capture_default_str();
+  audit->add_flag("--json", aa->json_out, "machine-readable output (docs/cli-json.md)");
+  audit->callback([&ctx, aa] {
+    ctx.run = [aa] { return guarded("audit", [&] { return run_audit(*aa); }); };
   });
 }
 

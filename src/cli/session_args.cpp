@@ -78,9 +78,6 @@ void check_session_options(const SessionArgs& a) {
   if (a.committee_set && a.noise != "hidden") throw UsageError("--committee: only with --noise hidden");
 }
 
-namespace {
-
-// x rounded up to 4 significant digits, so a printed ε never understates the certified one.
 std::string up4(double x) {
   if (!(x > 0.0) || !std::isfinite(x)) {
     char b[32];
@@ -98,6 +95,8 @@ std::string g3(double x) {
   std::snprintf(b, sizeof b, "%.3g", x);
   return b;
 }
+
+namespace {
 
 std::string colluders(const gp::Certificate& c) {
   if (c.malicious == 0) {

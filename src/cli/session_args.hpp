@@ -109,6 +109,11 @@ void check_board_path(const std::string& board);
 // box's M below 2^16, the ball's C below 2^15 (2C must fit the 32-bit proof of x_j + C).
 [[nodiscard]] double input_max_limit(protocol::InputDomain d);
 
+// x rounded up to 4 significant digits, so a printed ε never understates the certified one; and
+// x to 3 significant digits.
+[[nodiscard]] std::string up4(double x);
+[[nodiscard]] std::string g3(double x);
+
 // The sentence stating what a certificate certifies (or why nothing is).
 [[nodiscard]] std::string privacy_sentence(const protocol::Certificate& c);
 

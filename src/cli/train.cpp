@@ -181,7 +181,7 @@ struct MethodResult {
 
 std::string composed_claim(const gp::ComposedCertificate& c, const TrainArgs& a, std::uint32_t colluders) {
   if (!c.certified) return "no (ε, δ) certified: " + c.why;
-  return "(ε=" + g4(c.epsilon) + ", δ=" + g4(c.delta) + ")-DP for each party's data over all " + std::to_string(c.rounds) +
+  return "(ε=" + up4(c.epsilon) + ", δ=" + g4(c.delta) + ")-DP for each party's data over all " + std::to_string(c.rounds) +
          " rounds (replace-one: one party's clipped gradients, ‖g‖₂ ≤ C = " + g4(a.clip) + ", in every round), μ = " +
          g4(c.mu) + " composed exactly (μ-GDP), δ = " + g4(c.delta_accountant) + " accountant + " + g4(c.failure) +
          " graph/committee failure; assuming at most " + std::to_string(colluders) + " of the " +

@@ -1272,6 +1272,18 @@ TEST_CASE("gopa train: every GOPA round is a session on one board, audited, with
   CHECK(lines == 1 + 4 * 3);
   const std::string sid = g.at("sessions")[1];
   CHECK(gopa("audit --board t.db --session " + sid + " > /dev/null", d.path).code == 0);
+  // An auditor re-derives the whole run's claim from the board alone.
+  auto all = gopa("audit --board t.db --all --honest-fraction 0.75 --json", d.path);
+  REQUIRE(all.code == 0);
+  const auto ja = nlohmann::json::parse(all.out);
+  check_report(ja, "gopa-audit/v1");
+  REQUIRE(ja.at("sessions").size() == 2);
+  for (const auto& s : ja.at("sessions")) CHECK(s.at("passed") == true);
+  CHECK(ja.at("composed_claim").at("certified") == true);
+  CHECK(ja.at("composed_claim").at("rounds") == 2);
+  CHECK(ja.at("composed_claim").at("epsilon").get<double>() <= 1.0);
+  CHECK(ja.at("composed_claim").at("epsilon").get<double>() == Approx(claim.at("epsilon").get<double>()).epsilon(1e-6));
+  CHECK(gopa("audit --board t.db --all --session " + sid + " 2>/dev/null", d.path).code == 3);
   // The model only moves by released averages: the same seed gives the same curves.
   auto again = gopa("train --data-dir . --parties 8 --rounds 2 --honest-fraction 0.75 --methods sgd,central --seed 2 --json",
                     d.path);
