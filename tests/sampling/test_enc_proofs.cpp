@@ -84,7 +84,7 @@ TEST_CASE("enc-rp proof: honest proofs verify, alone and batched, and round-trip
     CHECK(bytes.size() == RpEncProof::encoded_bytes(kBits, kBits));
     CHECK(f.accepts(st, bytes));
   }
-  // The documented sizes: 1,485 bytes at 2048 bits, 1,061 for the tests' 674 bits.
+  // The documented sizes: 1,485 bytes at 2048 bits, 628 for the tests' 674 bits.
   CHECK(RpEncProof::encoded_bytes(2048, 2048) == 512 + 32 + 256 + 256 + 72 + 48 + 32 + 277);
   CHECK(RpEncProof::encoded_bytes(kBits, kBits) == 169 + 32 + 85 + 85 + 72 + 48 + 32 + 105);
   // The largest honest plaintext and zero.
@@ -426,4 +426,78 @@ TEST_CASE("enc-rp proof: a prover that picks its responses after the challenge f
   Transcript tq = Fixture::transcript();
   const RpEncProof pc = detail::prove_enc_rp_unchecked(tq, st, xc, f.alpha, f.r, *f.gens, f.rng);
   CHECK(f.verify(st, pc) == RpEncCheck::kCommitment);
+}
+
+namespace {
+// A version-1 proof (674-bit moduli, shift 100, prover 1, verifier 2, context "golden v1"),
+// frozen: later versions of the verifier must keep accepting it.
+constexpr std::string_view kN =
+    "0372d3f95370426fe0296fa8155a7a6b8ca5390b4c6d598fd4a09070939e105252a88d66f1ef9cae4a91566f"
+    "5adb52773a118f9c3ee8a23c908a0daa79daaa9264a008d9be92cded26509c0e51c89102b349d55e55";
+constexpr std::string_view kH =
+    "8cd0fc451fb2a9f621d55cb1ea0ed32be091ec2f83e5e2190a544d833f72f1b067e61a026dfb73375e60dfcc"
+    "3ef2068b314afc7e212eff9ee7929a05755a2dabfb9e95bcfaef58af43104a050e090ae660dd0f1e";
+constexpr std::string_view kNhat =
+    "02dea3b70c438c4379d340649bc32384135b90d1b65d5e5a7afaa087af30f620fbb9a77c41b867264cc6d975"
+    "ba6feeb414b43457a28cf707908c966babb3c5934166bde7a0ac8776d1b4c6756a0cf2ccbea3f5db65";
+constexpr std::string_view kS =
+    "0238aac7944f558ff4ffed407deef7dfd8e3b6b175fc5a1ed199fb01bf43028060425e53034118d4c7226326"
+    "069888d551928cea727e3cb0ea906bca0b87955fd4fa9779803ac07804fe91c94705d8868f5c16fd83";
+constexpr std::string_view kT =
+    "8c32215559a5756a79c6d1a88fdcbc1a1abb86bb0d3e748a746574dadd8be7f95c8e80871fb7425b144f2bfe"
+    "27b121b3c40f72e08a0b2b6a5a0b8c1e9976a695fc6b6d908bb4747a2ad3a2ab237c5acff76d9d66";
+constexpr std::string_view kC =
+    "08b06dc02419d2b91e4ff5da026ade287af5b5067fea64c2360f23610d70b658bf199baf874742f2470ce719"
+    "8a2ac142a5d5ef8a59d91f625f30e38a59172c6ca92da88732af8b36a900b9696f2557f405fcae867fe3a72f"
+    "4c038263adb9504379340184ccb472e8502ce176264bb4095104a724ab7448233ae9c8a5f0d28d79da63db41"
+    "aee5517e078f858a76ea0db531951c0801c586669bbef72b568f48207551a767eff8b11f91";
+constexpr std::string_view kA =
+    "64978abf6ef20eec28e4aa570e105670f592ed042aa7f20895c3503945780a78";
+constexpr std::string_view kProof =
+    "0401e44c181b6235c2096187773ec748bbbdd89788dca43fcef15061faf13245482781f2256ad7c4337e8a85"
+    "74fef046dea8c1c5bddc3bf818b7f33eec61ceb4096a35575e91899468c67690389cce3044e12024f55f71a6"
+    "42d28bf1dab27e566d2619d6c42dbe3245482b169de766d1b99067e82c83adf26ce631b1615555e27be380a2"
+    "4e61c05c9ccbc0f38ea48ff23aa07565f168afb6417a2a1ef0866f3e55ee2c1786727429408418e07e75ad1f"
+    "0e3cca00bcc2baf2fe875c804161710ae84bf65295b509d20701987b7837b01152d576a58981542f23a2dfa5"
+    "0fcafc5b30a278ba1035253c1d97e3084730b7c947b43db64e95460ff8ee4a6acc443fe19f9ed5943d6d46b8"
+    "2d6ff5f024531b46e38541b39c1f41fd57571ab9344c01f488c9e7812147de8996121d40e487de7f82551e38"
+    "b1d3278f0d8e66ab419db0855adec233e4960ff81ef336c8a9cf9c3d8424bf54ad73233023a4ef4c977cd08b"
+    "73e0d00ed69cc8ca8f727c2a00a8e5a758f2bf00000000000000000000000000000000000000000000000000"
+    "11b1fb98252c42e51450fdf56ea79f7ac43d548130c1f85fe88386f02ebd3dfde96dc8c9d61685c07439510a"
+    "ca11c700925666177ca8ec305fc05b482201cb779a89a7b95a5b83ea322be3b58a12c2fb331d134c8df8b94c"
+    "8f2a69d1ea9673d6db4001cdd6e452abf356ab68566b6fe3d0f2f3fbab9d757f77b55acde3070b03da6760e5"
+    "2f80beac67154f9c71cd904e4a9ba60efd3f257b7b4899e6627de2666a07164552c0a7ef5c7f9062ce93bd2a"
+    "a86ec674d75de9a0011bc22c7e21158eb4addf80f55b43c52fc835f56504e44f25dfc6d8f526d20608e59a27"
+    "c87c05a924ae84c7813a67cf";
+
+BigInt big_of_hex(std::string_view h) {
+  const auto b = from_hex(h);
+  REQUIRE(b.has_value());
+  BigInt v;
+  mpz_import(v.get(), b->size(), 1, 1, 0, 0, b->data());
+  return v;
+}
+}  // namespace
+
+TEST_CASE("enc-rp proof: a frozen version-1 proof keeps verifying", "[sampling][paillier][enc-rp]") {
+  const PaillierPublic pk(big_of_hex(kN), big_of_hex(kH));
+  const RingPedersen rp{big_of_hex(kNhat), big_of_hex(kS), big_of_hex(kT)};
+  const auto a = from_hex(kA);
+  REQUIRE(a.has_value());
+  const auto point = Point::decode(*a);
+  REQUIRE(point.has_value());
+  const RpEncStatement st{&pk, big_of_hex(kC), *point, 100, &rp, 1, 2};
+  const auto bytes = from_hex(kProof);
+  REQUIRE(bytes.has_value());
+  const auto d = RpEncProof::decode(*bytes, pk.n_bits(), rp.n.bits());
+  REQUIRE(d.value.has_value());
+  CHECK(d.value->encode(pk.n_bits(), rp.n.bits()) == *bytes);
+  const auto gens = GeneratorSet::get("gopa", 1);
+  DeterministicRng rng(1);
+  Transcript t("gopa/test");
+  t.append_message("context", "golden v1");
+  CHECK(verify_enc_rp(t, st, *d.value, *gens, nullptr, rng) == RpEncCheck::kOk);
+  Transcript t2("gopa/test");
+  t2.append_message("context", "golden v2");
+  CHECK(verify_enc_rp(t2, st, *d.value, *gens, nullptr, rng) != RpEncCheck::kOk);
 }
