@@ -16,6 +16,8 @@
 #include "commands.hpp"
 #include "report.hpp"
 #include "gopa/sampling.hpp"
+#include "gopa/pedersen.hpp"
+#include "gopa/sampling/enc_proofs.hpp"
 #include "gopa/sampling/key_proofs.hpp"
 
 namespace gopa::cli {
@@ -129,14 +131,17 @@ int run_hidden(const HiddenOptions& o) {
   return kExitOk;
 }
 
-// The Paillier key proofs of one member (sampling/key_proofs.hpp): prover and verifier CPU time
-// (medians of `repeat` fresh keys and transcripts; key generation excluded) and encoded bytes.
+// The Paillier key proofs of one member (sampling/key_proofs.hpp) and one ciphertext proof
+// against another member's ring-Pedersen parameters (sampling/enc_proofs.hpp): prover and
+// verifier CPU time (medians of `repeat` fresh keys and transcripts; key generation and the
+// encryption itself excluded) and encoded bytes.
 int run_key_proofs(const HiddenOptions& o) {
   using namespace sampling;
   const unsigned bits = o.paillier_bits;
   const std::size_t nb = (bits + 7) / 8;
   DeterministicRng rng(o.seed);
-  enum { kModP, kModV, kPrmP, kPrmV, kFacP, kFacV, kCount };
+  enum { kModP, kModV, kPrmP, kPrmV, kFacP, kFacV, kEncP, kEncV, kCount };
+  const auto gens = GeneratorSet::get("gopa", 1);
   std::vector<std::vector<double>> t(kCount);
   for (unsigned r = 0; r < o.repeat; ++r) {
     const PaillierKey key = PaillierKey::generate(bits, rng);
@@ -165,18 +170,32 @@ int run_key_proofs(const HiddenOptions& o) {
     const FacProof pf = timed(kFacP, [&] { return prove_fac(e, key, vrp.pub(), rng); });
     if (timed(kFacV, [&] { return verify_fac(g, key.pub().n(), vrp.pub(), pf); }) != KeyCheck::kOk)
       return kExitMisbehaved;
+    // Π_enc of a 253-bit plaintext in the last packed slot (shift 672·(K − 1), docs/sampling.md §2).
+    const SecretScalar x = SecretScalar::random(rng), xr = SecretScalar::random(rng);
+    const BigInt xb = BigInt::from_secret(x);
+    const BigInt alpha = BigInt::random_bits(PaillierKey::kAlphaBits, rng);
+    const unsigned shift = 672U * ((bits - 2U) / 672U - 1U);
+    BigInt xs;
+    mpz_mul_2exp(xs.get(), xb.get(), shift);
+    const RpEncStatement st{&key.pub(), key.pub().encrypt(xs, alpha), commit(x, xr, *gens), shift,
+                            &vrp.pub(), 0, 1};
+    Transcript h("gopa/bench"), k("gopa/bench");
+    const RpEncProof pe = timed(kEncP, [&] { return prove_enc_rp(h, st, xb, alpha, xr, *gens, rng); });
+    if (timed(kEncV, [&] { return verify_enc_rp(k, st, pe, *gens, nullptr, rng); }) != RpEncCheck::kOk)
+      return kExitMisbehaved;
   }
   const auto median = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  const std::size_t bytes[3] = {ModProof::encoded_bytes(nb), 2 * nb + PrmProof::encoded_bytes(nb),
-                                FacProof::encoded_bytes(bits, bits)};
-  const char* names[3] = {"mod", "prm", "fac"};
+  const std::size_t bytes[4] = {ModProof::encoded_bytes(nb), 2 * nb + PrmProof::encoded_bytes(nb),
+                                FacProof::encoded_bytes(bits, bits),
+                                RpEncProof::encoded_bytes(bits, bits)};
+  const char* names[4] = {"mod", "prm", "fac", "enc"};
   nlohmann::json rows = nlohmann::json::array();
   if (!o.json)
     std::printf("%-5s %10s %10s %9s\n", "proof", "prove ms", "verify ms", "bytes");
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     const double pv = 1e3 * median(t[static_cast<std::size_t>(2 * i)]);
     const double vv = 1e3 * median(t[static_cast<std::size_t>(2 * i + 1)]);
     rows.push_back({{"proof", names[i]}, {"prove_ms", pv}, {"verify_ms", vv}, {"bytes", bytes[i]}});
@@ -190,7 +209,8 @@ int run_key_proofs(const HiddenOptions& o) {
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("medians of %u keys, Paillier %u bits; prm includes drawing s, t and its bytes "
-                "s ‖ t; a member publishes mod + prm once and one fac per other member\n",
+                "s ‖ t; a member publishes mod + prm once and one fac per other member; enc = one "
+                "ciphertext proof against another member's ring-Pedersen parameters\n",
                 o.repeat, bits);
   }
   return kExitOk;
@@ -213,7 +233,8 @@ void add_bench_hidden_command(CLI::App& bench, Context& ctx) {
   h->add_flag("--quick", o->quick, "c = 3 and f = 12 only");
   h->add_flag("--json", o->json, "JSON output");
   h->add_flag("--key-proofs", o->key_proofs,
-              "Only the Paillier key proofs of one member (Π_mod, Π_prm, Π_fac): time and bytes");
+              "Only the Paillier key proofs of one member (Π_mod, Π_prm, Π_fac) and one ciphertext "
+              "proof against another member's ring-Pedersen parameters (Π_enc): time and bytes");
   h->add_option("--repeat", o->repeat, "Keys measured with --key-proofs (median)")
       ->check(CLI::Range(1U, 100U))
       ->capture_default_str();

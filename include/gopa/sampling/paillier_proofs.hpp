@@ -16,7 +16,9 @@
 // ≤ 2^-40 per proof (the prover restarts when z would exceed the bound, probability 2^-40).
 // Soundness: docs/sampling.md §Security — integer plaintexts are bound to |x| < 2^373 and to
 // x ≡ committed value mod ℓ; fractional plaintexts u/v mod N pass with probability 1/v per
-// attempt (the prover knows the factorisation of its own N).
+// attempt (the prover knows the factorisation of its own N). sampling/enc_proofs.hpp proves the
+// same statement against the verifier's ring-Pedersen parameters and excludes them (not yet
+// used by the committee).
 // Variable time (GMP); the prover's table lookups depend on μ (as for encryption, paillier.hpp).
 #pragma once
 

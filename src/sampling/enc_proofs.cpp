@@ -1,0 +1,270 @@
+// Paillier encryption in range against the verifier's ring-Pedersen parameters
+// (include/gopa/sampling/enc_proofs.hpp, docs/sampling.md "Ciphertext proofs against the
+// verifier's ring-Pedersen parameters").
+#include "gopa/sampling/enc_proofs.hpp"
+
+#include <array>
+
+#include "gopa/check.hpp"
+#include "gopa/msm.hpp"
+#include "wire.hpp"
+
+namespace gopa::sampling {
+namespace {
+
+using P = RpEncParams;
+
+std::size_t bytes_of(const BigInt& n) { return (n.bits() + 7) / 8; }
+
+bool in_open(const BigInt& v, const BigInt& m) {
+  return mpz_sgn(v.get()) > 0 && mpz_cmp(v.get(), m.get()) < 0;
+}
+
+// base^e mod m for a secret e ≥ 0 and an odd m (mpz_powm_sec needs e > 0).
+BigInt pow_sec(const BigInt& base, const BigInt& e, const BigInt& m) {
+  BigInt r(1);
+  if (mpz_sgn(e.get()) > 0) {
+    mpz_powm_sec(r.get(), base.get(), e.get(), m.get());
+  } else {
+    mpz_mod(r.get(), r.get(), m.get());
+  }
+  return r;
+}
+
+// s^a·t^b mod m with secret exponents.
+BigInt pow2_sec(const BigInt& s, const BigInt& a, const BigInt& t, const BigInt& b, const BigInt& m) {
+  BigInt x = pow_sec(s, a, m);
+  const BigInt y = pow_sec(t, b, m);
+  mpz_mul(x.get(), x.get(), y.get());
+  mpz_mod(x.get(), x.get(), m.get());
+  return x;
+}
+
+// The challenge as an integer in [0, 2^80) and as a scalar.
+struct Challenge {
+  BigInt big;
+  Scalar s;
+};
+
+Challenge derive_challenge(Transcript& t, const RpEncStatement& st, const RpEncProof& pr) {
+  const std::size_t nb = bytes_of(st.verifier->n);
+  t.append_message("T_C", pr.tc.to_bytes(st.pk->ciphertext_bytes()));
+  t.append_point("T_A", pr.ta);
+  t.append_message("S", pr.s.to_bytes(nb));
+  t.append_message("D", pr.d.to_bytes(nb));
+  std::array<std::uint8_t, P::kChallengeBits / 8> e{};
+  static_assert(P::kChallengeBits % 8 == 0, "whole challenge bytes");
+  t.challenge_bytes("e", e);
+  Challenge c;
+  mpz_import(c.big.get(), e.size(), 1, 1, 0, 0, e.data());
+  c.s = c.big.to_scalar();
+  return c;
+}
+
+// The statement's moduli and parameters are of the required form (public data).
+bool parameters_ok(const RpEncStatement& st) {
+  if (st.pk == nullptr || st.verifier == nullptr) return false;
+  const RingPedersen& v = *st.verifier;
+  const std::size_t nh = v.n.bits();
+  if (nh < P::kMinModulusBits || nh > P::kMaxModulusBits || mpz_even_p(v.n.get())) return false;
+  if (st.pk->n_bits() < P::kMinModulusBits || st.pk->n_bits() > P::kMaxModulusBits) return false;
+  BigInt nm1, g;
+  mpz_sub_ui(nm1.get(), v.n.get(), 1);
+  for (const BigInt* x : {&v.s, &v.t}) {
+    if (mpz_cmp_ui(x->get(), 1) <= 0 || mpz_cmp(x->get(), nm1.get()) >= 0) return false;
+    mpz_gcd(g.get(), x->get(), v.n.get());
+    if (mpz_cmp_ui(g.get(), 1) != 0) return false;
+  }
+  return true;
+}
+
+RpEncProof prove_once(Transcript& t, const RpEncStatement& st, const BigInt& x, const BigInt& alpha,
+                      const SecretScalar& r, const GeneratorSet& gens, Rng& rng,
+                      const detail::RpEncTamper& after) {
+  const PaillierPublic& pk = *st.pk;
+  const RingPedersen& v = *st.verifier;
+  const auto nh = static_cast<unsigned>(v.n.bits());
+  const BigInt y = BigInt::random_bits(P::kBoundBits, rng);
+  const BigInt mu = BigInt::random_bits(P::kNonceRandBits, rng);
+  const SecretScalar rho = SecretScalar::random(rng);
+  const BigInt m = BigInt::random_bits(nh + P::kRpMaskBits, rng);
+  const BigInt gamma = BigInt::random_bits(nh + P::kRpNonceBits, rng);
+  RpEncProof pr;
+  BigInt ys;
+  mpz_mul_2exp(ys.get(), y.get(), st.shift);
+  pr.tc = pk.encrypt(ys, mu);
+  pr.ta = commit(y.to_secret(), rho, gens);
+  pr.s = pow2_sec(v.s, x, v.t, m, v.n);
+  pr.d = pow2_sec(v.s, y, v.t, gamma, v.n);
+  const Challenge e = derive_challenge(t, st, pr);
+  const auto resp = [&](BigInt& out, const BigInt& mask, const BigInt& wit) {
+    mpz_mul(out.get(), e.big.get(), wit.get());
+    mpz_add(out.get(), out.get(), mask.get());
+  };
+  resp(pr.z, y, x);
+  resp(pr.nu, mu, alpha);
+  resp(pr.w, gamma, m);
+  pr.zr = (rho + r * e.s).declassify();
+  if (after) after(e.big, pr);
+  return pr;
+}
+
+}  // namespace
+
+const char* rp_enc_check_name(RpEncCheck c) noexcept {
+  switch (c) {
+    case RpEncCheck::kOk: return "ok";
+    case RpEncCheck::kLength: return "wrong encoded length";
+    case RpEncCheck::kMalformed: return "malformed proof element";
+    case RpEncCheck::kParameters: return "moduli or ring-Pedersen parameters not of the required form";
+    case RpEncCheck::kRange: return "response z out of range (plaintext not proven small)";
+    case RpEncCheck::kPaillier: return "Paillier equation Enc(z; nu) = T_C*C^e fails";
+    case RpEncCheck::kRingPedersen: return "ring-Pedersen equation s^z*t^w = D*S^e fails";
+    case RpEncCheck::kCommitment: return "commitment equation z*G + z_r*H = T_A + e*A fails";
+  }
+  return "unknown";
+}
+
+RpEncProof::Sizes RpEncProof::sizes(std::size_t n_bits, std::size_t nhat_bits) noexcept {
+  Sizes s{};
+  s.ct = (2 * n_bits + 7) / 8;
+  s.nb = (nhat_bits + 7) / 8;
+  s.wb = (nhat_bits + P::kRpResponseBits + 7) / 8;
+  return s;
+}
+
+std::size_t RpEncProof::encoded_bytes(std::size_t n_bits, std::size_t nhat_bits) noexcept {
+  const Sizes s = sizes(n_bits, nhat_bits);
+  return s.ct + Point::kBytes + 2 * s.nb + kZBytes + kNuBytes + Scalar::kBytes + s.wb;
+}
+
+std::vector<std::uint8_t> RpEncProof::encode(std::size_t n_bits, std::size_t nhat_bits) const {
+  const Sizes sz = sizes(n_bits, nhat_bits);
+  std::vector<std::uint8_t> out;
+  out.reserve(encoded_bytes(n_bits, nhat_bits));
+  wire::put_big(out, tc, sz.ct);
+  wire::put_point(out, ta);
+  wire::put_big(out, s, sz.nb);
+  wire::put_big(out, d, sz.nb);
+  wire::put_big(out, z, kZBytes);
+  wire::put_big(out, nu, kNuBytes);
+  wire::put_scalar(out, zr);
+  wire::put_big(out, w, sz.wb);
+  return out;
+}
+
+RpEncDecoded RpEncProof::decode(std::span<const std::uint8_t> in, std::size_t n_bits,
+                                std::size_t nhat_bits) {
+  RpEncDecoded d;
+  if (n_bits == 0 || nhat_bits == 0 || in.size() != encoded_bytes(n_bits, nhat_bits)) {
+    d.error = RpEncCheck::kLength;
+    return d;
+  }
+  const Sizes s = sizes(n_bits, nhat_bits);
+  wire::Reader r(in);
+  RpEncProof pr;
+  pr.tc = *r.big(s.ct);
+  const auto ta = r.point();
+  pr.s = *r.big(s.nb);
+  pr.d = *r.big(s.nb);
+  pr.z = *r.big(kZBytes);
+  pr.nu = *r.big(kNuBytes);
+  const auto zr = r.scalar();
+  pr.w = *r.big(s.wb);
+  if (!ta || !zr) {
+    d.error = RpEncCheck::kMalformed;
+    return d;
+  }
+  pr.ta = *ta;
+  pr.zr = *zr;
+  d.value = std::move(pr);
+  return d;
+}
+
+void append_enc_rp_statement(Transcript& t, const RpEncStatement& st) {
+  GOPA_CHECK(st.pk != nullptr && st.verifier != nullptr, "statement has both keys");
+  const RingPedersen& v = *st.verifier;
+  const std::size_t nb = bytes_of(v.n);
+  t.domain_separator("gopa/paillier-enc-rp v1");
+  t.append_u64("plain bits", P::kPlainBits);
+  t.append_u64("challenge bits", P::kChallengeBits);
+  t.append_u64("zk bits", P::kZkBits);
+  t.append_u64("prover", st.prover_id);
+  t.append_u64("verifier", st.verifier_id);
+  t.append_message("N", st.pk->n().to_bytes((st.pk->n_bits() + 7) / 8));
+  t.append_message("Nhat", v.n.to_bytes(nb));
+  t.append_message("s", v.s.to_bytes(nb));
+  t.append_message("t", v.t.to_bytes(nb));
+  t.append_u64("shift", st.shift);
+  t.append_message("C", st.c.to_bytes(st.pk->ciphertext_bytes()));
+  t.append_point("A", st.a);
+}
+
+RpEncProof prove_enc_rp(Transcript& t, const RpEncStatement& st, const BigInt& x,
+                        const BigInt& alpha, const SecretScalar& r, const GeneratorSet& gens,
+                        Rng& rng) {
+  GOPA_CHECK(parameters_ok(st), "well-formed moduli and ring-Pedersen parameters");
+  GOPA_CHECK(mpz_sgn(x.get()) >= 0 && x.bits() <= P::kPlainBits, "plaintext in [0, 2^253)");
+  GOPA_CHECK(mpz_sgn(alpha.get()) >= 0 && alpha.bits() <= PaillierKey::kAlphaBits,
+             "encryption randomness in [0, 2^256)");
+  append_enc_rp_statement(t, st);
+  // Restart (on a fork of the transcript) while z ≥ 2^373: probability 2^-40 per attempt; the
+  // accepted responses are then within 2^-40 of independent of (x, α).
+  for (;;) {
+    Transcript tt = t.clone();
+    RpEncProof pr = prove_once(tt, st, x, alpha, r, gens, rng, {});
+    if (pr.z.bits() <= P::kBoundBits) {
+      t = std::move(tt);
+      return pr;
+    }
+  }
+}
+
+RpEncCheck verify_enc_rp(Transcript& t, const RpEncStatement& st, const RpEncProof& pr,
+                         const GeneratorSet& gens, CommitmentBatch* batch, Rng& rng) {
+  if (!parameters_ok(st)) return RpEncCheck::kParameters;
+  const PaillierPublic& pk = *st.pk;
+  const RingPedersen& v = *st.verifier;
+  const auto nh = static_cast<unsigned>(v.n.bits());
+  if (!pk.valid(st.c) || !pk.valid(pr.tc) || !in_open(pr.s, v.n) || !in_open(pr.d, v.n) ||
+      mpz_sgn(pr.z.get()) < 0 || mpz_sgn(pr.nu.get()) < 0 ||
+      pr.nu.bits() > PaillierPublic::kExpBits || mpz_sgn(pr.w.get()) < 0 ||
+      pr.w.bits() > nh + P::kRpResponseBits)
+    return RpEncCheck::kMalformed;
+  append_enc_rp_statement(t, st);
+  const Challenge e = derive_challenge(t, st, pr);
+  if (pr.z.bits() > P::kBoundBits) return RpEncCheck::kRange;
+  // Public data from here: variable-time exponentiations.
+  BigInt zs;
+  mpz_mul_2exp(zs.get(), pr.z.get(), st.shift);
+  if (!(pk.encrypt(zs, pr.nu) == pk.add(pr.tc, pk.mul_plain(st.c, e.big))))
+    return RpEncCheck::kPaillier;
+  BigInt lhs, tw, rhs;
+  mpz_powm(lhs.get(), v.s.get(), pr.z.get(), v.n.get());
+  mpz_powm(tw.get(), v.t.get(), pr.w.get(), v.n.get());
+  mpz_mul(lhs.get(), lhs.get(), tw.get());
+  mpz_mod(lhs.get(), lhs.get(), v.n.get());
+  mpz_powm(rhs.get(), pr.s.get(), e.big.get(), v.n.get());
+  mpz_mul(rhs.get(), rhs.get(), pr.d.get());
+  mpz_mod(rhs.get(), rhs.get(), v.n.get());
+  if (!(lhs == rhs)) return RpEncCheck::kRingPedersen;
+  const Scalar z = pr.z.to_scalar();
+  if (batch != nullptr) {
+    batch->add(z, pr.zr, pr.ta, e.s, st.a, rng);
+    return RpEncCheck::kOk;
+  }
+  const Scalar w[4] = {z, pr.zr, -Scalar::one(), -e.s};
+  const Point p[4] = {gens.G(), gens.H(), pr.ta, st.a};
+  return msm(w, p).is_identity() ? RpEncCheck::kOk : RpEncCheck::kCommitment;
+}
+
+namespace detail {
+RpEncProof prove_enc_rp_unchecked(Transcript& t, const RpEncStatement& st, const BigInt& x,
+                                  const BigInt& alpha, const SecretScalar& r,
+                                  const GeneratorSet& gens, Rng& rng, const RpEncTamper& after) {
+  append_enc_rp_statement(t, st);
+  return prove_once(t, st, x, alpha, r, gens, rng, after);
+}
+}  // namespace detail
+
+}  // namespace gopa::sampling
