@@ -30,7 +30,8 @@ std::vector<double> Model::probabilities(std::span<const double> x) const {
     const double p1 = 1.0 / (1.0 + std::exp(-z[0]));
     return {1.0 - p1, p1};
   }
-  const double top = *std::max_element(z.begin(), z.end());
+  double top = -std::numeric_limits<double>::infinity();
+  for (const double v : z) top = std::max(top, v);
   double sum = 0;
   for (double& v : z) sum += (v = std::exp(v - top));
   for (double& v : z) v /= sum;
@@ -39,7 +40,11 @@ std::vector<double> Model::probabilities(std::span<const double> x) const {
 
 std::uint32_t Model::predict(std::span<const double> x) const {
   const std::vector<double> p = probabilities(x);
-  return static_cast<std::uint32_t>(std::max_element(p.begin(), p.end()) - p.begin());
+  std::uint32_t best = 0;
+  for (std::uint32_t k = 1; k < p.size(); ++k) {
+    if (p[k] > p[best]) best = k;
+  }
+  return best;
 }
 
 void Model::step(std::span<const double> direction, double rate) {
