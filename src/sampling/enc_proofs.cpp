@@ -7,38 +7,17 @@
 
 #include "gopa/check.hpp"
 #include "gopa/msm.hpp"
+#include "modarith.hpp"
 #include "wire.hpp"
 
 namespace gopa::sampling {
 namespace {
 
 using P = RpEncParams;
-
-std::size_t bytes_of(const BigInt& n) { return (n.bits() + 7) / 8; }
-
-bool in_open(const BigInt& v, const BigInt& m) {
-  return mpz_sgn(v.get()) > 0 && mpz_cmp(v.get(), m.get()) < 0;
-}
-
-// base^e mod m for a secret e ≥ 0 and an odd m (mpz_powm_sec needs e > 0).
-BigInt pow_sec(const BigInt& base, const BigInt& e, const BigInt& m) {
-  BigInt r(1);
-  if (mpz_sgn(e.get()) > 0) {
-    mpz_powm_sec(r.get(), base.get(), e.get(), m.get());
-  } else {
-    mpz_mod(r.get(), r.get(), m.get());
-  }
-  return r;
-}
-
-// s^a·t^b mod m with secret exponents.
-BigInt pow2_sec(const BigInt& s, const BigInt& a, const BigInt& t, const BigInt& b, const BigInt& m) {
-  BigInt x = pow_sec(s, a, m);
-  const BigInt y = pow_sec(t, b, m);
-  mpz_mul(x.get(), x.get(), y.get());
-  mpz_mod(x.get(), x.get(), m.get());
-  return x;
-}
+using modarith::bytes_of;
+using modarith::in_open;
+using modarith::pow2;
+using modarith::pow2_sec;
 
 // The challenge as an integer in [0, 2^80) and as a scalar.
 struct Challenge {
@@ -239,11 +218,9 @@ RpEncCheck verify_enc_rp(Transcript& t, const RpEncStatement& st, const RpEncPro
   mpz_mul_2exp(zs.get(), pr.z.get(), st.shift);
   if (!(pk.encrypt(zs, pr.nu) == pk.add(pr.tc, pk.mul_plain(st.c, e.big))))
     return RpEncCheck::kPaillier;
-  BigInt lhs, tw, rhs;
-  mpz_powm(lhs.get(), v.s.get(), pr.z.get(), v.n.get());
-  mpz_powm(tw.get(), v.t.get(), pr.w.get(), v.n.get());
-  mpz_mul(lhs.get(), lhs.get(), tw.get());
-  mpz_mod(lhs.get(), lhs.get(), v.n.get());
+  // s^z·t^w = D·S^e mod N̂.
+  const BigInt lhs = pow2(v.s, pr.z, v.t, pr.w, v.n);
+  BigInt rhs;
   mpz_powm(rhs.get(), pr.s.get(), e.big.get(), v.n.get());
   mpz_mul(rhs.get(), rhs.get(), pr.d.get());
   mpz_mod(rhs.get(), rhs.get(), v.n.get());

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "gopa/check.hpp"
+#include "modarith.hpp"
 #include "wire.hpp"
 
 namespace gopa::sampling {
@@ -26,24 +27,11 @@ struct RingPedersenAccess {
 namespace {
 
 using KP = KeyProofParams;
-
-std::size_t bytes_of(const BigInt& n) { return (n.bits() + 7) / 8; }
-
-// A value in (0, m).
-bool in_open(const BigInt& v, const BigInt& m) {
-  return mpz_sgn(v.get()) > 0 && mpz_cmp(v.get(), m.get()) < 0;
-}
-
-// base^e mod m for a secret e ≥ 0 and an odd m (mpz_powm_sec needs e > 0).
-BigInt pow_sec(const BigInt& base, const BigInt& e, const BigInt& m) {
-  BigInt r(1);
-  if (mpz_sgn(e.get()) > 0) {
-    mpz_powm_sec(r.get(), base.get(), e.get(), m.get());
-  } else {
-    mpz_mod(r.get(), r.get(), m.get());
-  }
-  return r;
-}
+using modarith::bytes_of;
+using modarith::in_open;
+using modarith::pow2;
+using modarith::pow2_sec;
+using modarith::pow_sec;
 
 // x with x ≡ r_i mod m_i for pairwise coprime m_i (variable time).
 BigInt crt(std::span<const BigInt> r, std::span<const BigInt> m) {
@@ -296,25 +284,6 @@ BigInt fac_challenge(Transcript& t, const FacProof& pr, std::size_t nb) {
   for (const BigInt* v : {&pr.P, &pr.Q, &pr.A, &pr.B, &pr.T}) wire::put_big(first, *v, nb);
   t.append_message("P Q A B T", first);
   return challenge_int(t, "e", kE);
-}
-
-// s^a·t^b mod m (public exponents: variable time).
-BigInt pow2(const BigInt& s, const BigInt& a, const BigInt& t, const BigInt& b, const BigInt& m) {
-  BigInt x, y;
-  mpz_powm(x.get(), s.get(), a.get(), m.get());
-  mpz_powm(y.get(), t.get(), b.get(), m.get());
-  mpz_mul(x.get(), x.get(), y.get());
-  mpz_mod(x.get(), x.get(), m.get());
-  return x;
-}
-
-// s^a·t^b mod m, secret exponents.
-BigInt pow2_sec(const BigInt& s, const BigInt& a, const BigInt& t, const BigInt& b, const BigInt& m) {
-  BigInt x = pow_sec(s, a, m);
-  const BigInt y = pow_sec(t, b, m);
-  mpz_mul(x.get(), x.get(), y.get());
-  mpz_mod(x.get(), x.get(), m.get());
-  return x;
 }
 
 FacProof prove_fac_impl(Transcript& t, const BigInt& n0, const BigInt& p, const BigInt& q,
