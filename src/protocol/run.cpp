@@ -327,6 +327,23 @@ void settle_attempt(View& v, std::uint32_t a) {
   }
 }
 
+// Reads the whole log up to the board's signed checkpoint, 1,024 entries at a time, and calls
+// visit(raw) on every entry in board order (list_sessions, and a restarting party's own_entries).
+template <class Visit>
+bulletin::Status scan_log(bulletin::Board& board, Visit&& visit) {
+  auto cp = board.checkpoint();
+  if (!cp) return cp.error();
+  auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
+  if (!opened) return opened.error();
+  const std::uint64_t size = opened.value().size;
+  for (std::uint64_t at = 0; at < size; at += 1024) {
+    auto batch = board.read(at, std::min(size, at + 1024));
+    if (!batch) return batch.error();
+    for (const auto& raw : batch.value()) visit(raw);
+  }
+  return {};
+}
+
 // The board as one session sees it: the session with id `session`, or when none is given the
 // first session set up on the board. Entries of other sessions (a board holds any number) are
 // passed over; their count is kept.
@@ -2277,23 +2294,15 @@ bulletin::Result<View> wait_view(bulletin::Board& board, const std::optional<Byt
 }  // namespace
 
 bulletin::Result<std::vector<Bytes32>> list_sessions(bulletin::Board& board) {
-  auto cp = board.checkpoint();
-  if (!cp) return cp.error();
-  auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
-  if (!opened) return opened.error();
   std::vector<Bytes32> ids;
-  const std::uint64_t size = opened.value().size;
-  for (std::uint64_t at = 0; at < size; at += 1024) {
-    auto batch = board.read(at, std::min(size, at + 1024));
-    if (!batch) return batch.error();
-    for (const auto& raw : batch.value()) {
-      auto e = bulletin::decode_entry(raw);
-      if (e && e.value().type == MessageType::session_setup &&
-          std::find(ids.begin(), ids.end(), e.value().session_id) == ids.end()) {
-        ids.push_back(e.value().session_id);
-      }
+  const bulletin::Status read = scan_log(board, [&ids](const auto& raw) {
+    auto e = bulletin::decode_entry(raw);
+    if (e && e.value().type == MessageType::session_setup &&
+        std::find(ids.begin(), ids.end(), e.value().session_id) == ids.end()) {
+      ids.push_back(e.value().session_id);
     }
-  }
+  });
+  if (!read) return read.error();
   return ids;
 }
 
@@ -2375,20 +2384,12 @@ Key32 party_secrets(const PartyKeys& keys, const Bytes32& sid, std::uint32_t ind
 // The entries `sender` signed in session `sid`, in board order: what a restarted party already
 // posted.
 bulletin::Result<std::vector<Entry>> own_entries(bulletin::Board& board, const Bytes32& sid, const PublicKey& sender) {
-  auto cp = board.checkpoint();
-  if (!cp) return cp.error();
-  auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
-  if (!opened) return opened.error();
   std::vector<Entry> out;
-  const std::uint64_t size = opened.value().size;
-  for (std::uint64_t at = 0; at < size; at += 1024) {
-    auto batch = board.read(at, std::min(size, at + 1024));
-    if (!batch) return batch.error();
-    for (const auto& raw : batch.value()) {
-      auto e = bulletin::decode_entry(raw);
-      if (e && e.value().session_id == sid && e.value().sender == sender) out.push_back(std::move(e).value());
-    }
-  }
+  const bulletin::Status read = scan_log(board, [&](const auto& raw) {
+    auto e = bulletin::decode_entry(raw);
+    if (e && e.value().session_id == sid && e.value().sender == sender) out.push_back(std::move(e).value());
+  });
+  if (!read) return read.error();
   return out;
 }
 
