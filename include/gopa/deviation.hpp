@@ -4,7 +4,7 @@
 // Tampering with an honest proof's bytes is caught at once by Fiat–Shamir. A malicious prover
 // instead changes its messages *before* they are absorbed, or its responses *after* it saw the
 // challenges, and recomputes everything that follows honestly. The provers of gopa (circuit and
-// range proofs, the compressed pivot, the output proof, the Paillier ciphertext proofs) consult
+// range proofs, the compressed pivot (so the output proof too), the Paillier ciphertext proofs) consult
 // the deviation installed on the calling thread at each of those points:
 //
 //   gopa::testing::Deviation dev;
@@ -59,10 +59,6 @@ struct Deviation {
   // B_r and the final scalars) after the last challenge.
   std::function<void(Point&)> on_mask_commitment;
   std::function<void(sigma::CompressedProof&)> on_responses;
-  // Output proof (Schnorr in base H): the nonce commitment before it is absorbed, the response
-  // after the challenge.
-  std::function<void(Point&)> on_output_nonce;
-  std::function<void(Scalar&)> on_output_response;
   // Paillier ciphertext proof: T_A before it is absorbed, the responses after the challenge.
   std::function<void(Point&)> on_enc_commitment;
   std::function<void(sampling::EncProof&)> on_enc_responses;

@@ -141,12 +141,14 @@ int run_keys(const std::string& out) {
 
 struct CoordinateArgs : SessionArgs {
   std::string board, board_key, roster;
+  unsigned threads = 0;
   bool json_out = false;
   bool progress = false;  // round lines on stderr even with --json
 };
 
 int run_coordinate(const CoordinateArgs& args) {
   CoordinateArgs a = args;
+  gp::set_verify_threads(a.threads);
   check_session_options(a);
   (void)resolve_vkey(a.board_key, "--board-key");  // a bad key is refused before the roster is read
   const auto roster = read_roster(a.roster);
@@ -214,10 +216,13 @@ struct PartyArgs {
   std::optional<std::uint64_t> adversary;  // test only: a randomized malicious party
   std::string session;                     // hex id of the session to join (empty: the only open one)
   std::uint64_t wait_ms = 0;               // how long to wait for the session (0: forever)
+  unsigned threads = 0;                    // 0: every core
 };
 
 int run_party_cmd(const PartyArgs& a) {
   gp::PartyOptions o;
+  o.threads = a.threads;
+  gp::set_verify_threads(a.threads);
   if (!a.session.empty()) {
     auto id = from_hex(a.session);
     if (!id || id->size() != 32) throw UsageError("--session: expected the session id, 64 hex digits");
@@ -343,6 +348,7 @@ void add_party_commands(CLI::App& app, Context& ctx) {
                     "(default min(5000, --round-timeout-ms)); parties refuse a round closed sooner")
       ->check(CLI::Range(1u, 3'600'000u));
   coord->add_option("--seed", c->seed, "seed of the planner's sampled graphs (default 1)");
+  coord->add_option("--threads", c->threads, "threads for checking the parties' proofs (default 0: every core)");
   coord->add_flag("--json", c->json_out, "machine-readable output (docs/cli-json.md); stderr stays quiet");
   coord->add_flag("--progress", c->progress, "a line per round on stderr with --json too (without --json: on by default)");
   coord->callback([&ctx, c] { ctx.run = [c] { return guarded("coordinate", [&] { return run_coordinate(*c); }); }; });
@@ -383,6 +389,9 @@ void add_party_commands(CLI::App& app, Context& ctx) {
                     "the session to join, by its id (64 hex digits); default: the only session on the board that is "
                     "not over and holds this party's keys");
   party->add_option("--wait-ms", p->wait_ms, "give up when no such session appears within this long (default 0: wait)");
+  party->add_option("--threads", p->threads,
+                    "threads for this party's proofs (their blocks are proven in parallel) and its checks of the others' "
+                    "(default 0: every core; the proofs do not depend on it)");
   party->add_flag("--json", p->json_out, "machine-readable output (docs/cli-json.md); stderr stays quiet");
   party->add_flag("--progress", p->progress, "a line per round on stderr with --json too (without --json: on by default)");
   // Test only, hidden from --help: this process plays a randomized malicious party

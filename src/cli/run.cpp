@@ -31,6 +31,7 @@ using json = nlohmann::json;
 struct RunArgs : SessionArgs {
   std::string inputs;
   std::string board;
+  unsigned threads = 0;
   bool json_out = false;
   bool progress = false;  // progress lines on stderr even with --json
   std::vector<std::string> cheats;
@@ -126,6 +127,7 @@ CsvInputs read_inputs(const std::string& path, std::uint32_t dim, double max, bo
 std::string hex8(const Bytes32& b) { return to_hex(std::span(b).first(4)); }
 
 int run_run(const RunArgs& args) {
+  gp::set_verify_threads(args.threads);
   RunArgs a = args;
   check_session_options(a);
   // Every secret of the simulated parties (keys, shares, seeds, the committee's randomness) and
@@ -382,6 +384,7 @@ int run_run(const RunArgs& args) {
 
 struct AuditArgs {
   std::string board, board_key, session;
+  unsigned threads = 0;
   bool json_out = false;
   bool all = false;               // every session, with the privacy of all of them composed
   double honest_fraction = 0.5;   // for the claims the audit re-derives
@@ -469,6 +472,7 @@ int audit_all(bb::Board& board, const AuditArgs& a) {
 }
 
 int run_audit(const AuditArgs& a) {
+  gp::set_verify_threads(a.threads);
   const std::string& path = a.board;
   const std::string& board_key = a.board_key;
   const std::string& session = a.session;
@@ -604,6 +608,7 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       ->take_all();
   run->add_option("--dropouts", a->dropouts, "parties that vanish after the pairwise-seed round");
   run->add_option("--board", a->board, "SQLite board file to create (default gopa-run-<session>.db)");
+  run->add_option("--threads", a->threads, "threads for the parties' proofs and their verification (default 0: every core; results do not depend on it)");
   run->add_option_function<std::uint64_t>(
       "--seed", [a](const std::uint64_t& s) { a->seed = s; a->seed_set = true; },
       "reproducible simulation: every secret of the simulated parties (keys, shares, noise seeds, the committee's "
@@ -621,6 +626,7 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       "With --all, every session on the board (the rounds of `gopa train`), and the privacy of all of\n"
       "them composed exactly.\n"
       "Exit: 0 verified, 1 a party misbehaved (named), 2 the log is inconsistent, 3 usage, 4 I/O.");
+  audit->add_option("--threads", aa->threads, "threads for verifying the proofs (default 0: every core)");
   audit->add_option("--board", aa->board, "SQLite board file, or the URL of a served board (http[s]://…); default $GOPA_BOARD")
       ->envname("GOPA_BOARD")
       ->required();

@@ -138,12 +138,11 @@ EdgeNoise derive_edge_noise(const Seed32& seed, const Bytes32& session_id, std::
   std::uint8_t e[8];
   le32(e, lo);
   le32(e + 4, hi);
-  auto key = sha256_parts({str("gopa/edge-noise/v1"), seed, session_id, e});
+  auto key = sha256_parts({str("gopa/edge-noise/v2"), seed, session_id, e});
   DeterministicRng stream(key);
   sodium_memzero(key.data(), key.size());
   EdgeNoise z;
   z.delta.resize(params.dim);
-  z.blind.reserve(params.dim);
   const double limit = std::ldexp(1.0, params.noise_bits);
   for (std::uint32_t j = 0; j < params.dim; ++j) {
     // Box–Muller on two 53-bit uniforms in (0, 1]. Δ only has to cancel; its distribution
@@ -154,9 +153,36 @@ EdgeNoise derive_edge_noise(const Seed32& seed, const Bytes32& session_id, std::
     double fixed = std::nearbyint(std::ldexp(params.sigma_delta * g, params.frac_bits));
     fixed = std::clamp(fixed, -(limit - 1), limit - 1);
     z.delta[j] = static_cast<std::int64_t>(fixed);
-    z.blind.push_back(SecretScalar::random(stream));
   }
+  z.blind = SecretScalar::random(stream);
   return z;
+}
+
+namespace {
+std::vector<SecretScalar> oriented(const EdgeNoise& z, std::uint32_t u, std::uint32_t w) {
+  std::vector<SecretScalar> x;
+  x.reserve(z.delta.size());
+  // Δ = (Δ + 2^63) − 2^63 with Δ + 2^63 as an unsigned word: no branch on the sign.
+  const Scalar offset = Scalar::from_u64(std::uint64_t{1} << 63);
+  for (const std::int64_t d : z.delta) {
+    SecretScalar s = SecretScalar::from_u64(static_cast<std::uint64_t>(d) ^ (std::uint64_t{1} << 63)) - offset;
+    x.push_back(u > w ? -s : std::move(s));  // the orientation is public
+  }
+  return x;
+}
+}  // namespace
+
+Point edge_commitment(const EdgeNoise& z, std::uint32_t u, std::uint32_t w, const GeneratorSet& gens) {
+  const std::vector<SecretScalar> x = oriented(z, u, w);
+  return commit_vector(x, u < w ? z.blind.clone() : -z.blind, gens);
+}
+
+Point edge_commitment_public(const EdgeNoise& z, std::uint32_t u, std::uint32_t w, const GeneratorSet& gens) {
+  std::vector<Scalar> x;
+  x.reserve(z.delta.size());
+  for (const SecretScalar& s : oriented(z, u, w)) x.push_back(s.declassify());
+  const Scalar r = u < w ? z.blind.declassify() : -z.blind.declassify();
+  return commit_vector_public(x, r, gens);
 }
 
 }  // namespace gopa::protocol

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <set>
 
+#include "gopa/bulletin/entry.hpp"
+#include "gopa/check.hpp"
 #include "gopa/protocol/edges.hpp"
 
 namespace gopa::protocol {
@@ -431,8 +433,8 @@ std::optional<CommitMessage> CommitMessage::decode(std::span<const std::uint8_t>
     }
     m.neighbours.push_back(v);
   }
-  if (!r.need(static_cast<std::size_t>(deg) * dim * 32, "edge commitments")) return std::nullopt;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(deg) * dim; ++i) m.edge_terms.push_back(r.point("edge commitment"));
+  if (!r.need(static_cast<std::size_t>(deg) * 32, "edge commitments")) return std::nullopt;
+  for (std::uint32_t i = 0; i < deg; ++i) m.edge_terms.push_back(r.point("edge commitment"));
   if (!r.need(static_cast<std::size_t>(dim) * 32, "noise commitments")) return std::nullopt;
   for (std::uint32_t j = 0; j < dim; ++j) m.noise.push_back(r.point("noise commitment"));
   const std::uint32_t len = r.u32("input-domain proof length");
@@ -444,6 +446,125 @@ std::optional<CommitMessage> CommitMessage::decode(std::span<const std::uint8_t>
   if (!r.ok()) return std::nullopt;
   m.noise_proof.assign(noise.begin(), noise.end());
   return done(r, std::move(m));
+}
+
+// ---------------------------------------------------------------- chunked messages
+
+namespace {
+Key32 chunk_digest(std::span<const std::uint8_t> message) {
+  static constexpr std::string_view kDomain = "gopa/chunked/v1";
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+  const auto n = static_cast<std::uint32_t>(message.size());
+  const std::uint8_t le[4] = {static_cast<std::uint8_t>(n), static_cast<std::uint8_t>(n >> 8),
+                              static_cast<std::uint8_t>(n >> 16), static_cast<std::uint8_t>(n >> 24)};
+  crypto_hash_sha256_update(&st, le, sizeof le);
+  crypto_hash_sha256_update(&st, message.data(), message.size());
+  Key32 out{};
+  crypto_hash_sha256_final(&st, out.data());
+  return out;
+}
+}  // namespace
+
+std::vector<Bytes> chunk_payloads(Bytes message) {
+  std::vector<Bytes> out;
+  if (message.size() <= bulletin::kMaxInlinePayload) {
+    out.push_back(std::move(message));
+    return out;
+  }
+  GOPA_CHECK(message.size() <= std::size_t{kMaxChunks} * kChunkData, "chunk_payloads: message too long");
+  const auto length = static_cast<std::uint32_t>(message.size());
+  const std::uint32_t count = static_cast<std::uint32_t>((message.size() + kChunkData - 1) / kChunkData);
+  const Key32 digest = chunk_digest(message);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    Writer w(kChunkVersion);
+    w.u32(i);
+    w.u32(count);
+    w.u32(length);
+    w.bytes(digest);
+    const std::size_t from = std::size_t{i} * kChunkData;
+    w.bytes(std::span<const std::uint8_t>(message).subspan(from, std::min(kChunkData, message.size() - from)));
+    out.push_back(w.take());
+  }
+  return out;
+}
+
+std::optional<ChunkHeader> decode_chunk(std::span<const std::uint8_t> payload, std::string* why) {
+  Reader r(payload, why);
+  if (payload.empty() || payload[0] != kChunkVersion) {
+    r.fail("not a chunk");
+    return std::nullopt;
+  }
+  (void)r.bytes(1, "chunk version");
+  ChunkHeader h;
+  h.index = r.u32("chunk index");
+  h.count = r.u32("chunk count");
+  h.length = r.u32("message length");
+  auto d = r.bytes(32, "message digest");
+  if (!r.ok()) return std::nullopt;
+  std::copy(d.begin(), d.end(), h.digest.begin());
+  const std::size_t count = (std::size_t{h.length} + kChunkData - 1) / kChunkData;
+  if (h.length <= bulletin::kMaxInlinePayload || h.count > kMaxChunks || h.count != count) {
+    r.fail("chunk count " + std::to_string(h.count) + " does not fit a message of " + std::to_string(h.length) +
+           " bytes (a message that fits one entry is not chunked; at most " + std::to_string(kMaxChunks) + " chunks)");
+    return std::nullopt;
+  }
+  if (h.index >= h.count) {
+    r.fail("chunk index " + std::to_string(h.index) + " not below its count " + std::to_string(h.count));
+    return std::nullopt;
+  }
+  const std::size_t from = std::size_t{h.index} * kChunkData;
+  const std::size_t want = std::min(kChunkData, std::size_t{h.length} - from);
+  if (r.remaining() != want) {
+    r.fail("chunk " + std::to_string(h.index) + " carries " + std::to_string(r.remaining()) + " bytes, not " +
+           std::to_string(want));
+    return std::nullopt;
+  }
+  return h;
+}
+
+ChunkAssembler::Status ChunkAssembler::add(std::span<const std::uint8_t> payload, std::string* why) {
+  if (done_) return Status::ignored;
+  auto h = decode_chunk(payload, why);
+  if (!h) {
+    done_ = true;
+    return Status::bad;
+  }
+  if (!header_) {
+    header_ = *h;
+    header_->index = 0;
+    parts_.resize(h->count);
+  }
+  ChunkHeader same = *h;
+  same.index = 0;
+  if (!(same == *header_)) {
+    done_ = true;
+    if (why) *why = "chunks of two different messages (length or digest differ)";
+    return Status::bad;
+  }
+  auto data = payload.subspan(kChunkHeader);
+  auto& slot = parts_[h->index];
+  if (slot) {
+    if (std::equal(slot->begin(), slot->end(), data.begin(), data.end())) return Status::ignored;
+    done_ = true;
+    if (why) *why = "two different chunks " + std::to_string(h->index) + " of one message";
+    return Status::bad;
+  }
+  slot = Bytes(data.begin(), data.end());
+  if (++have_ < parts_.size()) return Status::pending;
+  done_ = true;
+  message_.reserve(header_->length);
+  for (auto& part : parts_) {
+    message_.insert(message_.end(), part->begin(), part->end());
+    Bytes().swap(*part);
+  }
+  if (chunk_digest(message_) != header_->digest) {
+    message_.clear();
+    if (why) *why = "the chunks put together do not hash to their digest";
+    return Status::bad;
+  }
+  return Status::complete;
 }
 
 // ---------------------------------------------------------------- round markers
@@ -476,20 +597,20 @@ std::optional<MaskedMessage> MaskedMessage::decode(std::span<const std::uint8_t>
                                                    std::string* why) {
   Reader r(in, why);
   if (!r.version()) return std::nullopt;
-  if (r.remaining() != static_cast<std::size_t>(dim) * 32 + OutputProof::kSize) {
+  if (dim == 0 || r.remaining() != static_cast<std::size_t>(dim) * 32 + OutputProof::encoded_size(dim)) {
     r.fail("masked value message has the wrong length");
     return std::nullopt;
   }
   MaskedMessage m;
   for (std::uint32_t j = 0; j < dim; ++j) m.xhat.push_back(r.scalar("masked value"));
-  auto pb = r.bytes(OutputProof::kSize, "output proof");
+  auto pb = r.bytes(OutputProof::encoded_size(dim), "output proof");
   if (!r.ok()) return std::nullopt;
-  auto p = OutputProof::decode(pb);
+  auto p = OutputProof::decode(pb, dim);
   if (!p) {
     r.fail("invalid output proof encoding");
     return std::nullopt;
   }
-  m.proof = *p;
+  m.proof = std::move(*p);
   return done(r, std::move(m));
 }
 

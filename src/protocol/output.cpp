@@ -1,90 +1,105 @@
-// Output-correctness proof: one Schnorr proof in base H for a random combination of the
-// coordinates (include/gopa/protocol/output.hpp has the argument).
+// Output-correctness proof: one compressed Σ-protocol over the pairwise vector commitment and a
+// random combination of the per-coordinate commitments (include/gopa/protocol/output.hpp has
+// the argument).
 #include "gopa/protocol/output.hpp"
 
 #include "gopa/check.hpp"
-#include "gopa/deviation.hpp"
-#include "gopa/msm.hpp"
 
 namespace gopa::protocol {
 
 namespace {
 
-constexpr std::string_view kDomain = "gopa/output v1";
+constexpr std::string_view kDomain = "gopa/output v2";
+constexpr std::uint8_t kVersion = 0x02;
 
-// Binds the statement and returns the weights c_j; P_j = combined[j] − X̂_j·G.
-std::vector<Scalar> bind_statement(Transcript& t, const GeneratorSet& gens,
-                                   std::span<const Point> combined, std::span<const Scalar> xhat) {
+sigma::Basis basis_of(std::size_t dim) { return sigma::Basis{dim, true}; }
+
+// Binds the statement; returns the form L = (c_0, …, c_{d−1}, 1, 0), c_j = c^(j+1).
+std::vector<Scalar> bind_statement(Transcript& t, const GeneratorSet& gens, const OutputStatement& st) {
   t.domain_separator(kDomain);
   t.append_message("generators", gens.id());
-  t.append_u64("d", combined.size());
-  t.append_points("combined", combined);
-  t.append_scalars("xhat", xhat);
-  std::vector<Scalar> c(combined.size());
-  for (auto& cj : c) cj = t.challenge_scalar("weight");
-  return c;
+  t.append_u64("d", st.combined.size());
+  t.append_point("pairwise", st.pairwise);
+  t.append_points("combined", st.combined);
+  t.append_scalars("xhat", st.xhat);
+  const Scalar c = t.challenge_scalar("weight");
+  std::vector<Scalar> form(st.combined.size() + 2);
+  Scalar pw = c;
+  for (std::size_t j = 0; j < st.combined.size(); ++j) {
+    form[j] = pw;
+    pw *= c;
+  }
+  form[st.combined.size()] = Scalar::one();
+  form[st.combined.size() + 1] = Scalar::zero();
+  return form;
 }
 
-// Σ_j c_j·(combined_j − X̂_j·G), public data: variable-time MSM.
-Point weighted_sum(const GeneratorSet& gens, std::span<const Point> combined,
-                   std::span<const Scalar> xhat, std::span<const Scalar> c) {
-  std::vector<Scalar> s(c.begin(), c.end());
-  std::vector<Point> p(combined.begin(), combined.end());
-  Scalar g_coeff;
-  for (std::size_t j = 0; j < c.size(); ++j) g_coeff -= c[j] * xhat[j];
-  s.push_back(g_coeff);
-  p.push_back(gens.G());
-  return msm(s, p);
+bool well_formed(const GeneratorSet& gens, const OutputStatement& st) {
+  return !st.combined.empty() && st.combined.size() == st.xhat.size() && st.combined.size() <= gens.size();
 }
 
 }  // namespace
 
-std::array<std::uint8_t, OutputProof::kSize> OutputProof::encode() const {
-  std::array<std::uint8_t, kSize> out{};
-  a.encode_to(std::span<std::uint8_t, 32>(out.data(), 32));
-  z.encode_to(std::span<std::uint8_t, 32>(out.data() + 32, 32));
+std::size_t output_generators(std::size_t dim) noexcept { return dim; }
+
+std::size_t OutputProof::encoded_size(std::size_t dim) noexcept {
+  return 2 + sigma::CompressedProof::encoded_size(sigma::fold_shape(basis_of(dim).size()));
+}
+
+std::vector<std::uint8_t> OutputProof::encode() const {
+  std::vector<std::uint8_t> out{kVersion, kKind};
+  inner.encode_to(out);
   return out;
 }
 
-std::optional<OutputProof> OutputProof::decode(std::span<const std::uint8_t> bytes) {
-  if (bytes.size() != kSize) return std::nullopt;
-  auto a = Point::decode(bytes.first(32));
-  auto z = Scalar::decode(bytes.subspan(32, 32));
-  if (!a || !z) return std::nullopt;
-  return OutputProof{*a, *z};
+std::optional<OutputProof> OutputProof::decode(std::span<const std::uint8_t> bytes, std::size_t dim) {
+  if (dim == 0 || bytes.size() < 2 || bytes[0] != kVersion || bytes[1] != kKind) return std::nullopt;
+  auto inner = sigma::CompressedProof::decode(bytes.subspan(2), sigma::fold_shape(basis_of(dim).size()));
+  if (!inner) return std::nullopt;
+  return OutputProof{std::move(*inner)};
 }
 
-OutputProof prove_output(Transcript& t, const GeneratorSet& gens, std::span<const Point> combined,
-                         std::span<const Scalar> xhat, std::span<const SecretScalar> combined_blinding,
-                         Rng& rng) {
-  GOPA_CHECK(combined.size() == xhat.size() && xhat.size() == combined_blinding.size(),
-             "prove_output: one commitment, value and blinding per coordinate");
-  const std::vector<Scalar> c = bind_statement(t, gens, combined, xhat);
-  SecretScalar w;  // Σ c_j·R_j, the discrete log of the weighted sum in base H
-  for (std::size_t j = 0; j < c.size(); ++j) w += combined_blinding[j] * c[j];
-  std::vector<const SecretScalar*> wit{&w};
-  auto prng = t.prover_rng(wit, rng);
-  const testing::Deviation* dev = testing::deviation();
-  testing::NonceSource nonces(prng);
-  SecretScalar k = SecretScalar::random(nonces.get());
-  Point a = gens.H_table().mul(k);
-  if (dev != nullptr && dev->on_output_nonce) dev->on_output_nonce(a);
-  t.append_point("A", a);
-  const Scalar e = t.challenge_scalar("e");
-  Scalar z = (k + w * e).declassify();
-  if (dev != nullptr && dev->on_output_response) dev->on_output_response(z);
-  return OutputProof{a, z};
+OutputProof prove_output(Transcript& t, const GeneratorSet& gens, const OutputStatement& st,
+                         std::span<const SecretScalar> delta, const SecretScalar& pairwise_blind,
+                         std::span<const SecretScalar> combined_blind, Rng& rng) {
+  GOPA_CHECK(well_formed(gens, st) && delta.size() == st.combined.size() && combined_blind.size() == delta.size(),
+             "prove_output: one commitment, value, pairwise term and blinding per coordinate");
+  const std::vector<Scalar> form = bind_statement(t, gens, st);
+  const std::size_t d = delta.size();
+  std::vector<SecretScalar> w;
+  w.reserve(d + 2);
+  SecretScalar inner;  // ⟨c, Δ⟩
+  SecretScalar blind = pairwise_blind.clone();
+  for (std::size_t j = 0; j < d; ++j) {
+    w.push_back(delta[j].clone());
+    inner += delta[j] * form[j];
+    blind += combined_blind[j] * form[j];
+  }
+  w.push_back(-inner);
+  w.push_back(std::move(blind));
+  std::vector<std::vector<SecretScalar>> openings;
+  openings.push_back(std::move(w));
+  return OutputProof{sigma::compressed_prove(t, gens, basis_of(d), openings, form, rng)};
 }
 
-bool verify_output(Transcript& t, const GeneratorSet& gens, std::span<const Point> combined,
-                   std::span<const Scalar> xhat, const OutputProof& proof) {
-  if (combined.size() != xhat.size() || combined.empty()) return false;
-  const std::vector<Scalar> c = bind_statement(t, gens, combined, xhat);
-  const Point sum = weighted_sum(gens, combined, xhat, c);
-  t.append_point("A", proof.a);
-  const Scalar e = t.challenge_scalar("e");
-  // z·H == A + e·Σ c_j·P_j
-  return gens.H() * proof.z == proof.a + sum * e;
+bool verify_output(Transcript& t, const GeneratorSet& gens, const OutputStatement& st, const OutputProof& proof) {
+  if (!well_formed(gens, st)) return false;
+  const std::vector<Scalar> form = bind_statement(t, gens, st);
+  // P = pairwise + Σ c_j·combined[j] − (Σ c_j·X̂_j)·G, left to the final MSM.
+  sigma::PointExpr p = sigma::PointExpr::of(st.pairwise);
+  Scalar g_coeff;
+  for (std::size_t j = 0; j < st.combined.size(); ++j) {
+    p.add(form[j], st.combined[j]);
+    g_coeff -= form[j] * st.xhat[j];
+  }
+  p.add(g_coeff, gens.G());
+  const Scalar zero = Scalar::zero();
+  sigma::MsmTerms eq;
+  if (!sigma::compressed_verify(t, gens, basis_of(st.combined.size()), std::span(&p, 1), form, std::span(&zero, 1),
+                                proof.inner, eq)) {
+    return false;
+  }
+  return eq.is_identity(gens);
 }
 
 }  // namespace gopa::protocol

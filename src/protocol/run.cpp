@@ -106,11 +106,13 @@ Transcript party_transcript(const Bytes32& sid, std::uint32_t index, std::string
 // values, x_j and M − x_j, each in [0, 2^input_bits), which with M < 2^input_bits and
 // 2^(input_bits+1) < ℓ means x_j ∈ [0, M]. L2 ball: one ball proof (sigma/ball.hpp) that the d
 // committed x_j have Σ x_j² ≤ C², C = input_max. The generator set serves every proof of a party.
+// The same set also holds the d vector generators of the pairwise commitments D_uv and of the
+// output proof.
 std::shared_ptr<const GeneratorSet> domain_gens(const SessionParams& p) {
-  if (p.input_domain == InputDomain::l2_ball) {
-    return GeneratorSet::get("gopa", sigma::ball_generators(p.input_bits, p.dim));
-  }
-  return GeneratorSet::get("gopa", sigma::range_generators(p.input_bits, 2 * std::size_t{p.dim}));
+  const std::size_t domain = p.input_domain == InputDomain::l2_ball
+                                 ? sigma::ball_generators(p.input_bits, p.dim)
+                                 : sigma::range_generators(p.input_bits, 2 * std::size_t{p.dim});
+  return GeneratorSet::get("gopa", std::max(domain, output_generators(p.dim)));
 }
 
 // A real number for messages (%g: 0.5, not 0.500000).
@@ -140,6 +142,22 @@ std::vector<Point> input_domain_statement(const SessionParams& p, std::span<cons
   const Point mg = gens.G() * Scalar::from_u64(p.input_max);
   for (const Point& c : inputs) out.push_back(mg - c);
   return out;
+}
+
+// Box proofs go in blocks of kBoxBlock coordinates (2·kBoxBlock range-proof values, the range
+// proof's limit): block b covers [b·kBoxBlock, min((b + 1)·kBoxBlock, d)) and is proven on the
+// party transcript with `blocks` = LE64(B) and `block` = LE64(b) appended, so a block proves only
+// its own position (docs/protocol.md § Input-domain proof).
+constexpr std::uint32_t kBoxBlock = sigma::kMaxRangeValues / 2;
+std::uint32_t box_blocks(const SessionParams& p) { return (p.dim + kBoxBlock - 1) / kBoxBlock; }
+std::pair<std::uint32_t, std::uint32_t> box_block_range(const SessionParams& p, std::uint32_t b) {
+  return {b * kBoxBlock, std::min(p.dim, (b + 1) * kBoxBlock)};
+}
+Transcript box_block_transcript(const Transcript& party, const SessionParams& p, std::uint32_t b) {
+  Transcript t = party.clone();
+  t.append_u64("blocks", box_blocks(p));
+  t.append_u64("block", b);
+  return t;
 }
 
 // Joint public randomness: SHA-256 over the attempt and its revealed shares in party order.
@@ -190,14 +208,19 @@ bulletin::Status append_all(bulletin::Board& board, const std::vector<Bytes>& en
   return {};
 }
 
-// Runs f(0..n−1) on up to hardware_concurrency() threads (proofs of distinct parties).
+std::atomic<unsigned> g_verify_threads{0};
+
+// Runs f(0..n−1) on up to `threads` threads (0: set_verify_threads(), else hardware_concurrency()),
+// the calling one among them (proofs of distinct parties, blocks of one party's proofs).
 template <class F>
-void parallel_for(std::size_t n, F&& f) {
+void parallel_for(std::size_t n, F&& f, unsigned threads_wanted = 0) {
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < n; i = next++) f(i);
   };
-  const std::size_t threads = std::min<std::size_t>(n, std::max(1U, std::thread::hardware_concurrency()));
+  if (threads_wanted == 0) threads_wanted = g_verify_threads.load();
+  const unsigned cap = threads_wanted == 0 ? std::max(1U, std::thread::hardware_concurrency()) : threads_wanted;
+  const std::size_t threads = std::min<std::size_t>(n, cap);
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
@@ -254,6 +277,10 @@ struct View {
   Bytes committee_digests;  // BLAKE2b of every kept committee payload, in order (cache key)
   std::size_t committee_bytes = 0;
   std::optional<ResultMessage> result;
+  // Chunked messages being put together, by (sender, type, round); the coordinator's sender is
+  // kCoordinatorSender.
+  std::map<std::tuple<std::uint32_t, MessageType, std::uint32_t>, ChunkAssembler> assemblers;
+  static constexpr std::uint32_t kCoordinatorSender = 0xffffffffU;
   std::map<std::uint32_t, Key32> commit_digest, masked_digest;  // BLAKE2b of the kept payloads
   std::size_t noise_seeds = 0;                     // seed commitments per party
   std::map<std::uint32_t, std::set<std::uint32_t>> done;  // round → parties that marked it finished
@@ -418,7 +445,18 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
         // Rounds close one after the other in close_order; a close out of that order (a later
         // round early, which would make honest parties' entries of it late) is refused.
         if (en.type == MessageType::result && !v.result) {
-          v.result = ResultMessage::decode(en.payload, p.dim, p.parties);
+          Bytes assembled;
+          std::span<const std::uint8_t> payload = en.payload;
+          if (is_chunk(en.payload)) {
+            std::string why;
+            auto& a = v.assemblers[{View::kCoordinatorSender, en.type, en.round}];
+            const auto st = a.add(en.payload, &why);
+            if (st == ChunkAssembler::Status::bad) v.coordinator_problems.push_back("malformed result: " + why);
+            if (st != ChunkAssembler::Status::complete) continue;
+            assembled = a.take_message();
+            payload = assembled;
+          }
+          v.result = ResultMessage::decode(payload, p.dim, p.parties);
           if (!v.result) v.coordinator_problems.push_back("malformed result");
         } else if (en.type == MessageType::round_cosignature) {
           const std::vector<std::uint32_t>& order = v.close_order;
@@ -448,7 +486,9 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
       const std::uint32_t u = it->second;
       // Whatever its round, a (well-formed) masked value on the board is public: seeds are never
       // revealed towards a party that posted one late (docs/protocol.md § Recovery).
-      if (en.type == MessageType::masked_value && MaskedMessage::decode(en.payload, p.dim)) {
+      // A chunk of one is public as soon as it is on the board, whether its message completes or not.
+      if (en.type == MessageType::masked_value &&
+          (is_chunk(en.payload) ? decode_chunk(en.payload).has_value() : MaskedMessage::decode(en.payload, p.dim).has_value())) {
         v.masked_anywhere.insert(u);
         if (!v.closed.count(kRoundRecovery)) v.any_masked.insert(u);
       }
@@ -485,6 +525,28 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
         (void)in_round(false, message_type_name(en.type));
         continue;
       }
+      // A chunked message is read once its last chunk arrives, whatever the chunks' order on the
+      // board; a chunk set that does not make one message is that party's malformed message.
+      Bytes assembled;
+      std::span<const std::uint8_t> payload = en.payload;
+      if (is_chunk(en.payload)) {
+        const bool chunkable = en.type == MessageType::noise_seed_commit || en.type == MessageType::commitment ||
+                               en.type == MessageType::masked_value || en.type == MessageType::noise_share;
+        if (!chunkable) {
+          why = "a message of this type is never chunked";
+          bad(message_type_name(en.type));
+          continue;
+        }
+        auto& a = v.assemblers[{u, en.type, r}];
+        const auto st = a.add(en.payload, &why);
+        if (st == ChunkAssembler::Status::bad) {
+          const std::string what = std::string("chunked ") + message_type_name(en.type);
+          bad(what.c_str());
+        }
+        if (st != ChunkAssembler::Status::complete) continue;
+        assembled = a.take_message();
+        payload = assembled;
+      }
       // A party's first message of each kind counts; later ones are ignored (the board already
       // refuses a different message under the same sequence number as equivocation).
       switch (en.type) {
@@ -494,7 +556,7 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
           // the parties that revealed in it.
           const std::uint32_t a = attempt_of_round(r);
           if (!in_round(a < v.attempts.size() && v.attempts[a].live.count(u) > 0, "randomness commitment")) break;
-          if (auto m = SeedCommitMessage::decode(en.payload, a == 0 ? v.noise_seeds : 0, &why)) {
+          if (auto m = SeedCommitMessage::decode(payload, a == 0 ? v.noise_seeds : 0, &why)) {
             v.attempts[a].commits.emplace(u, m->randomness_commitment);
             if (a == 0) v.seed_commits.emplace(u, std::move(*m));
           } else {
@@ -506,13 +568,13 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
           if (!in_round(is_reveal_round(r), "randomness reveal")) break;
           const std::uint32_t a = attempt_of_round(r);
           if (!in_round(a < v.attempts.size() && v.attempts[a].live.count(u) > 0, "randomness reveal")) break;
-          if (auto m = SeedRevealMessage::decode(en.payload, &why)) v.attempts[a].reveals.emplace(u, m->share);
+          if (auto m = SeedRevealMessage::decode(payload, &why)) v.attempts[a].reveals.emplace(u, m->share);
           else bad("randomness reveal");
           break;
         }
         case MessageType::edge_seed:
           if (!in_round(r == kRoundEdgeSeed, "edge seed")) break;
-          if (auto m = EdgeSeedMessage::decode(en.payload, &why); m && m->lo == u && m->hi < p.parties) {
+          if (auto m = EdgeSeedMessage::decode(payload, &why); m && m->lo == u && m->hi < p.parties) {
             v.edge_seeds.emplace(std::make_pair(m->lo, m->hi), std::move(*m));
           } else {
             bad("edge seed");
@@ -520,7 +582,7 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
           break;
         case MessageType::complaint:
           if (!in_round(r == kRoundBoxComplaint || r == kRoundCancelComplaint || r == kRoundRecovery, "complaint")) break;
-          if (auto m = ComplaintMessage::decode(en.payload, &why); m && (m->lo == u || m->hi == u) && m->hi < p.parties) {
+          if (auto m = ComplaintMessage::decode(payload, &why); m && (m->lo == u || m->hi == u) && m->hi < p.parties) {
             const bool right = m->kind == ComplaintKind::bad_box ? r == kRoundBoxComplaint : r != kRoundBoxComplaint;
             if (!in_round(right, m->kind == ComplaintKind::bad_box ? "bad-box complaint" : "seed reveal")) break;
             v.complaints.push_back({u, *m, r});
@@ -530,14 +592,14 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
           break;
         case MessageType::commitment:
           if (!in_round(r == kRoundCommit, "commitments")) break;
-          if (auto m = CommitMessage::decode(en.payload, p.dim, p.parties, &why)) {
-            if (v.commits.emplace(u, std::move(*m)).second) v.commit_digest[u] = digest(en.payload);
+          if (auto m = CommitMessage::decode(payload, p.dim, p.parties, &why)) {
+            if (v.commits.emplace(u, std::move(*m)).second) v.commit_digest[u] = digest(payload);
           } else {
             bad("commitments");
           }
           break;
         case MessageType::round_cosignature:
-          if (auto m = RoundMarker::decode(en.payload, &why); m && m->round == en.round) v.done[m->round].insert(u);
+          if (auto m = RoundMarker::decode(payload, &why); m && m->round == en.round) v.done[m->round].insert(u);
           else bad("round marker");
           break;
         case MessageType::committee:
@@ -549,10 +611,10 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
                                                    : "committee message before the joint randomness drew the committee");
             break;
           }
-          if (auto m = CommitteeMessage::decode(en.payload, &why); m && m->message.member == u) {
-            const Key32 d = digest(en.payload);
+          if (auto m = CommitteeMessage::decode(payload, &why); m && m->message.member == u) {
+            const Key32 d = digest(payload);
             v.committee_digests.insert(v.committee_digests.end(), d.begin(), d.end());
-            v.committee_bytes += en.payload.size();
+            v.committee_bytes += payload.size();
             v.committee_log[{m->call, m->attempt}].push_back(std::move(m->message));
           } else {
             if (m) why = "its member field names another party";
@@ -561,13 +623,13 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
           break;
         case MessageType::noise_share:
           if (!in_round(r == kRoundRecovery, "noise shares")) break;
-          if (auto m = NoiseShareMessage::decode(en.payload, p.dim, &why)) v.noise_shares.emplace(u, std::move(*m));
+          if (auto m = NoiseShareMessage::decode(payload, p.dim, &why)) v.noise_shares.emplace(u, std::move(*m));
           else bad("noise shares");
           break;
         case MessageType::masked_value:
           if (!in_round(r == kRoundMasked, "masked value")) break;
-          if (auto m = MaskedMessage::decode(en.payload, p.dim, &why)) {
-            if (v.masked.emplace(u, std::move(*m)).second) v.masked_digest[u] = digest(en.payload);
+          if (auto m = MaskedMessage::decode(payload, p.dim, &why)) {
+            if (v.masked.emplace(u, std::move(*m)).second) v.masked_digest[u] = digest(payload);
           } else {
             bad("masked value");
           }
@@ -634,7 +696,16 @@ class CoordinatorPoster {
   using Deviate = std::function<std::vector<Entry>(const Entry&)>;
   CoordinatorPoster(bulletin::Board& board, const Bytes32& sid, SigningKey key, Deviate deviate = {})
       : board_(board), sid_(sid), key_(std::move(key)), deviate_(std::move(deviate)) {}
+  // A message longer than one entry goes out as its chunks (docs/protocol.md § Chunked messages).
   bulletin::Status post(std::uint32_t round, MessageType type, Bytes payload) {
+    for (Bytes& part : chunk_payloads(std::move(payload))) {
+      if (auto st = post_one(round, type, std::move(part)); !st) return st;
+    }
+    return {};
+  }
+
+ private:
+  bulletin::Status post_one(std::uint32_t round, MessageType type, Bytes payload) {
     Entry e;
     e.session_id = sid_;
     e.round = round;
@@ -653,7 +724,6 @@ class CoordinatorPoster {
     return {};
   }
 
- private:
   bulletin::Board& board_;
   Bytes32 sid_;
   SigningKey key_;
@@ -661,17 +731,25 @@ class CoordinatorPoster {
   std::uint64_t sequence_ = 0;
 };
 
-// The combined commitment C_x + Σ C_uv + 2^shift·C_η of coordinate j, from a commit message.
-Point combined_commitment(const CommitMessage& m, const SessionParams& p, std::uint32_t j) {
-  Point c = m.inputs[j] + noise_term(m, p, j);
-  for (std::size_t i = 0; i < m.neighbours.size(); ++i) c += m.edge_terms[i * p.dim + j];
+// The per-coordinate part C_x[j] + 2^shift·C_η[j] of the output statement, from a commit message.
+std::vector<Point> combined_commitments(const CommitMessage& m, const SessionParams& p) {
+  std::vector<Point> out;
+  out.reserve(p.dim);
+  for (std::uint32_t j = 0; j < p.dim; ++j) out.push_back(m.inputs[j] + noise_term(m, p, j));
+  return out;
+}
+
+// Σ_v D_uv: the pairwise part of the output statement.
+Point pairwise_sum(const CommitMessage& m) {
+  Point c = Point::identity();
+  for (const Point& d : m.edge_terms) c += d;
   return c;
 }
 
 // Bytes of one party's proofs on the board: range proof, noise proof with its sample
 // commitments, output proof.
 std::size_t proof_bytes(const CommitMessage& c) {
-  return c.domain_proof.size() + c.noise_proof.size() + 32 * c.noise.size() + OutputProof::kSize;
+  return c.domain_proof.size() + c.noise_proof.size() + 32 * c.noise.size() + OutputProof::encoded_size(c.inputs.size());
 }
 
 // One simulated party: honest unless given a cheat.
@@ -735,6 +813,8 @@ class Party {
     step("commitments", 0, context);
     sodium_memzero(context.data(), context.size());
   }
+  // Threads for the blocks of this party's proofs (1: the calling thread only).
+  void set_threads(unsigned threads) { threads_ = std::max(1U, threads); }
   // A restarted party numbers its entries after those it posted before (docs/board.md: one
   // entry per sequence number and sender).
   void resume_sequence(std::uint64_t next) { sequence_ = std::max(sequence_, next); }
@@ -770,6 +850,13 @@ class Party {
       return bulletin::encode_entry(e);
     }
     return bulletin::sign_entry(e, sign_);
+  }
+
+  // The signed entries of one message: one entry, or its chunks when it is longer than an entry.
+  std::vector<Bytes> entries(const Bytes32& sid, std::uint32_t round, MessageType type, Bytes payload) {
+    std::vector<Bytes> out;
+    for (Bytes& part : chunk_payloads(std::move(payload))) out.push_back(entry(sid, round, type, std::move(part)));
+    return out;
   }
 
   SeedCommitMessage seed_commit(const Bytes32& sid, const SessionParams& p) {
@@ -867,19 +954,13 @@ class Party {
       box_proof(sid, p, values, honest_commitments, *gens, m);
     }
 
-    bool shifted = false;
     for (const auto& [v, z] : edges_) {
       m.neighbours.push_back(v);
-      const auto d = terms_for(z, index_, v);
-      for (std::uint32_t j = 0; j < p.dim; ++j) {
-        std::int64_t dj = d[j];
-        if (cheat == CheatKind::cancel && !shifted && j == 0) {
-          dj += std::int64_t{1} << p.frac_bits;  // one unit of bias hidden in a pairwise term
-          cancel_shift_ = {v, std::int64_t{1} << p.frac_bits};
-          shifted = true;
-        }
-        SecretScalar r = index_ < v ? z.blind[j].clone() : -z.blind[j];
-        m.edge_terms.push_back(commit(SecretScalar(scalar_from_signed(dj)), r, *gens));
+      m.edge_terms.push_back(edge_commitment(z, index_, v, *gens));
+      if (cheat == CheatKind::cancel && !cancel_shift_) {
+        // One unit of bias hidden in coordinate 0 of a pairwise term.
+        cancel_shift_ = {v, std::int64_t{1} << p.frac_bits};
+        m.edge_terms.back() += gens->Gi(1)[0] * scalar_from_signed(cancel_shift_->second);
       }
     }
     const std::int64_t scale = std::int64_t{1} << noise_shift(p);
@@ -947,34 +1028,52 @@ class Party {
   // `range` deviate here.
   void box_proof(const Bytes32& sid, const SessionParams& p, const std::vector<SecretScalar>& values,
                  std::vector<Point> honest_commitments, const GeneratorSet& gens, CommitMessage& m) {
-    Transcript t = party_transcript(sid, index_, domain_statement(p));
-    // Witness of the domain proof: x_j and M − x_j, blinders r_j and −r_j.
-    std::vector<SecretScalar> dvalues, dblind;
-    for (std::uint32_t j = 0; j < p.dim; ++j) dvalues.push_back(values[j].clone());
-    for (std::uint32_t j = 0; j < p.dim; ++j) dvalues.push_back(SecretScalar(Scalar::from_u64(p.input_max)) - values[j]);
-    for (std::uint32_t j = 0; j < p.dim; ++j) dblind.push_back(input_blind_[j].clone());
-    for (std::uint32_t j = 0; j < p.dim; ++j) dblind.push_back(-input_blind_[j]);
-    std::optional<sigma::RangeProof> proof;
+    const Transcript base = party_transcript(sid, index_, domain_statement(p));
     if (cheat == CheatKind::forge) {
       // Commits to x_0 − K (below 0: the average moves down by K/n), and forges the domain proof
       // with the binding attack along G: the witness decomposes x_0 for the first value (and
       // M − x_0 + K, in range, for its upper-end twin), and P carries δ·G with
       // δ = x_0 − (x_0 − K) = K, fixed before the binding challenge (docs/proofs.md §4.4).
-      const Scalar k = Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1));
-      input_shift_ = -k;
+      input_shift_ = -Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1));
       honest_commitments[0] += gens.G() * input_shift_;
-      dvalues[p.dim] += SecretScalar(k);  // M − (x_0 − K) = M − x_0 + K < 2^b: a true opening
-      testing::Deviation dev;
-      dev.wire_offsets.push_back({testing::Along::kG, 0, k});
-      testing::ScopedDeviation scope(dev);
-      proof = sigma::prove_range(t, gens, p.input_bits, input_domain_statement(p, honest_commitments, gens),
-                                 dvalues, dblind, *rng_);
-    } else {
-      proof = sigma::prove_range(t, gens, p.input_bits, input_domain_statement(p, honest_commitments, gens),
-                                 dvalues, dblind, *rng_);
     }
-    GOPA_CHECK(proof.has_value(), "inputs are in the domain [0, M]");
-    m.domain_proof = proof->encode();
+    // The blocks are independent: proven on `threads_` threads, each from its own stream drawn
+    // here in order, so the proof does not depend on the thread count.
+    const std::uint32_t blocks = box_blocks(p);
+    std::vector<Key32> streams(blocks);
+    for (auto& k : streams) rng_->fill(k);
+    std::vector<std::optional<sigma::RangeProof>> proofs(blocks);
+    const testing::Deviation* outer = testing::deviation();
+    parallel_for(blocks, [&](std::size_t b) {
+      const auto [lo, hi] = box_block_range(p, static_cast<std::uint32_t>(b));
+      const std::size_t n = hi - lo;
+      // Witness of the block: x_j and M − x_j, blinders r_j and −r_j.
+      std::vector<SecretScalar> dvalues, dblind;
+      for (std::size_t j = lo; j < hi; ++j) dvalues.push_back(values[j].clone());
+      for (std::size_t j = lo; j < hi; ++j) dvalues.push_back(SecretScalar(Scalar::from_u64(p.input_max)) - values[j]);
+      for (std::size_t j = lo; j < hi; ++j) dblind.push_back(input_blind_[j].clone());
+      for (std::size_t j = lo; j < hi; ++j) dblind.push_back(-input_blind_[j]);
+      Transcript t = box_block_transcript(base, p, static_cast<std::uint32_t>(b));
+      DeterministicRng rng(streams[b]);
+      const auto statement = input_domain_statement(
+          p, std::span<const Point>(honest_commitments).subspan(lo, n), gens);
+      testing::Deviation dev;
+      const bool forged = cheat == CheatKind::forge && b == 0;
+      if (forged) {
+        dvalues[n] += SecretScalar(-input_shift_);  // M − (x_0 − K) = M − x_0 + K < 2^b: a true opening
+        dev.wire_offsets.push_back({testing::Along::kG, 0, -input_shift_});
+      }
+      std::optional<testing::ScopedDeviation> scope;
+      if (forged) scope.emplace(dev);
+      else if (outer != nullptr) scope.emplace(*outer);
+      proofs[b] = sigma::prove_range(t, gens, p.input_bits, statement, dvalues, dblind, rng);
+    }, threads_);
+    for (auto& k : streams) sodium_memzero(k.data(), k.size());
+    for (const auto& proof : proofs) {
+      GOPA_CHECK(proof.has_value(), "inputs are in the domain [0, M]");
+      const auto bytes = proof->encode();
+      m.domain_proof.insert(m.domain_proof.end(), bytes.begin(), bytes.end());
+    }
     m.inputs = honest_commitments;
     if (cheat == CheatKind::range) {
       // Commits to x + 2^b instead (and keeps X̂ consistent with that): only the range proof,
@@ -1035,25 +1134,32 @@ class Party {
     GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
     auto gens = domain_gens(p);
     MaskedMessage m;
-    std::vector<Point> combined;
-    std::vector<SecretScalar> blind;
-    for (std::uint32_t j = 0; j < p.dim; ++j) {
-      Scalar x = input_scalar(p, input_[j]) + eta_[j];
-      if (j == 0) x += input_shift_;
-      SecretScalar r = input_blind_[j] + eta_blind_[j];
-      for (const auto& [v, z] : edges_) {
-        const auto d = terms_for(z, index_, v);
-        x += scalar_from_signed(d[j]);
-        if (j == 0 && cancel_shift_ && cancel_shift_->first == v) x += scalar_from_signed(cancel_shift_->second);
-        if (index_ < v) r += z.blind[j];
-        else r -= z.blind[j];
-      }
-      m.xhat.push_back(x);
-      combined.push_back(combined_commitment(mine, p, j));
-      blind.push_back(std::move(r));
+    // Δ_u[j] = Σ_v Δ_uv[j] and R = Σ_v r_uv (the pairwise vector commitments' openings), and
+    // ρ_j = r_x[j] + 2^s·r_η[j].
+    std::vector<std::int64_t> delta(p.dim, 0);
+    SecretScalar pairwise_blind;
+    for (const auto& [v, z] : edges_) {
+      const auto d = terms_for(z, index_, v);
+      for (std::uint32_t j = 0; j < p.dim; ++j) delta[j] += d[j];
+      if (index_ < v) pairwise_blind += z.blind;
+      else pairwise_blind -= z.blind;
     }
+    if (cancel_shift_) delta[0] += cancel_shift_->second;
+    std::vector<SecretScalar> delta_s, blind;
+    delta_s.reserve(p.dim);
+    blind.reserve(p.dim);
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      delta_s.emplace_back(scalar_from_signed(delta[j]));
+      Scalar x = input_scalar(p, input_[j]) + eta_[j] + delta_s.back().declassify();
+      if (j == 0) x += input_shift_;
+      m.xhat.push_back(x);
+      blind.push_back(input_blind_[j] + eta_blind_[j]);
+    }
+    sodium_memzero(delta.data(), delta.size() * sizeof(delta[0]));
+    const std::vector<Point> combined = combined_commitments(mine, p);
     Transcript t = party_transcript(sid, index_, "output");
-    m.proof = prove_output(t, *gens, combined, m.xhat, blind, *rng_);
+    m.proof = prove_output(t, *gens, OutputStatement{pairwise_sum(mine), combined, m.xhat}, delta_s, pairwise_blind,
+                           blind, *rng_);
     if (cheat == CheatKind::output) m.xhat[0] += Scalar::one();
     return m;
   }
@@ -1077,6 +1183,7 @@ class Party {
   std::optional<std::pair<std::uint32_t, std::int64_t>> cancel_shift_;
   Key32 secrets_{};
   bool derived_ = false;
+  unsigned threads_ = 1;
 };
 
 // Position of w in u's neighbour list, if there.
@@ -1086,25 +1193,17 @@ std::optional<std::size_t> slot_of(const CommitMessage& m, std::uint32_t w) {
   return static_cast<std::size_t>(pos - m.neighbours.begin());
 }
 
-// Whether the pairwise terms of an edge cancel: u's terms at neighbour slot i of mu, plus w's
-// at slot k of mw, are the identity in every coordinate (C_uw + C_wu = 0).
-bool edge_cancels(const CommitMessage& mu, std::size_t i, const CommitMessage& mw, std::size_t k,
-                  std::uint32_t dim) {
-  for (std::uint32_t j = 0; j < dim; ++j) {
-    if (!(mu.edge_terms[i * dim + j] + mw.edge_terms[k * dim + j]).is_identity()) return false;
-  }
-  return true;
+// Whether the pairwise terms of an edge cancel: u's vector commitment at neighbour slot i of mu,
+// plus w's at slot k of mw, is the identity (D_uw + D_wu = 0, so Δ_uw = −Δ_wu in every
+// coordinate by the binding of the vector commitment).
+bool edge_cancels(const CommitMessage& mu, std::size_t i, const CommitMessage& mw, std::size_t k) {
+  return (mu.edge_terms[i] + mw.edge_terms[k]).is_identity();
 }
 
-// Whether u's committed terms on edge {u, w} follow from the edge's noise.
+// Whether u's committed term on edge {u, w} follows from the edge's noise.
 bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std::uint32_t w, const EdgeNoise& z,
-                  const GeneratorSet& gens, std::uint32_t dim) {
-  const auto d = terms_for(z, u, w);
-  for (std::uint32_t j = 0; j < dim; ++j) {
-    const Scalar r = u < w ? z.blind[j].declassify() : -z.blind[j].declassify();
-    if (!(commit_public(scalar_from_signed(d[j]), r, gens) == m.edge_terms[slot * dim + j])) return false;
-  }
-  return true;
+                  const GeneratorSet& gens) {
+  return edge_commitment_public(z, u, w, gens) == m.edge_terms[slot];
 }
 
 // The randomness attempt that fixes the joint randomness (the last one started, until one is
@@ -1260,24 +1359,64 @@ HiddenNoise cached_hidden(const View& v, const Key32& y, ProofCache* cache) {
 }
 
 // The two input domains' proofs, as check_domain_group reads and verifies them.
+// The blocks of one party's box proof (the range proofs of § Input-domain proof, in order).
 struct BoxDomain {
-  using Proof = sigma::RangeProof;
-  using Statement = sigma::RangeStatement;
+  using Proof = std::vector<sigma::RangeProof>;
+  using Statement = std::vector<sigma::RangeStatement>;
   static constexpr const char* kMalformed = "range proof malformed";
   static std::optional<Proof> decode(const SessionParams& p, const CommitMessage& m) {
-    auto proof = sigma::RangeProof::decode(m.domain_proof);
-    if (!proof || proof->bits != p.input_bits || proof->d != 2 * p.dim || m.inputs.size() != p.dim) return std::nullopt;
-    return proof;
+    if (m.inputs.size() != p.dim) return std::nullopt;
+    Proof out;
+    std::span<const std::uint8_t> rest = m.domain_proof;
+    for (std::uint32_t b = 0; b < box_blocks(p); ++b) {
+      const auto [lo, hi] = box_block_range(p, b);
+      const std::size_t size = sigma::RangeProof::encoded_size(p.input_bits, 2 * std::size_t{hi - lo});
+      if (rest.size() < size) return std::nullopt;
+      auto proof = sigma::RangeProof::decode(rest.first(size));
+      if (!proof || proof->bits != p.input_bits || proof->d != 2 * std::size_t{hi - lo}) return std::nullopt;
+      out.push_back(std::move(*proof));
+      rest = rest.subspan(size);
+    }
+    if (!rest.empty()) return std::nullopt;
+    return out;
   }
   static Statement statement(const SessionParams& p, const CommitMessage& m, const GeneratorSet& gens) {
-    return {p.input_bits, input_domain_statement(p, m.inputs, gens)};
+    Statement out;
+    for (std::uint32_t b = 0; b < box_blocks(p); ++b) {
+      const auto [lo, hi] = box_block_range(p, b);
+      out.push_back({p.input_bits, input_domain_statement(p, std::span<const Point>(m.inputs).subspan(lo, hi - lo), gens)});
+    }
+    return out;
   }
   static sigma::VerifyResult batch(std::span<Transcript> t, const GeneratorSet& gens, std::span<const Statement> st,
                                    std::span<const Proof> proofs, Rng& rng) {
-    return sigma::batch_verify_range(t, gens, st, proofs, rng);
+    std::vector<Transcript> ts;
+    std::vector<sigma::RangeStatement> sts;
+    std::vector<sigma::RangeProof> ps;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      for (std::size_t b = 0; b < proofs[i].size(); ++b) {
+        Transcript tb = t[i].clone();
+        tb.append_u64("blocks", proofs[i].size());
+        tb.append_u64("block", b);
+        ts.push_back(std::move(tb));
+        sts.push_back(st[i][b]);
+        ps.push_back(proofs[i][b]);
+      }
+    }
+    return sigma::batch_verify_range(ts, gens, sts, ps, rng);
   }
   static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof) {
-    return sigma::verify_range(t, gens, st, proof);
+    for (std::size_t b = 0; b < proof.size(); ++b) {
+      Transcript tb = t.clone();
+      tb.append_u64("blocks", proof.size());
+      tb.append_u64("block", b);
+      auto r = sigma::verify_range(tb, gens, st[b], proof[b]);
+      if (!r) {
+        if (proof.size() > 1) r.message = "block " + std::to_string(b) + ": " + r.message;
+        return r;
+      }
+    }
+    return sigma::VerifyResult::valid();
   }
   static std::string rejected(const SessionParams&, const std::string& why) {
     return "input outside the domain [0, M] (range proof rejected: " + why + ")";
@@ -1389,10 +1528,9 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
     if (mk == v.masked.end()) continue;
     const CommitMessage& m = v.commits.at(u);
     out[i].has_output = true;
-    std::vector<Point> combined;
-    for (std::uint32_t j = 0; j < p.dim; ++j) combined.push_back(combined_commitment(m, p, j));
+    const std::vector<Point> combined = combined_commitments(m, p);
     Transcript t = party_transcript(v.sid, u, "output");
-    if (!verify_output(t, *gens, combined, mk->second.xhat, mk->second.proof)) {
+    if (!verify_output(t, *gens, OutputStatement{pairwise_sum(m), combined, mk->second.xhat}, mk->second.proof)) {
       out[i].output = "masked value inconsistent with its commitments (output proof rejected)";
     }
   }
@@ -1564,7 +1702,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
       auto k = slot_of(mw->second, u);
       if (!k) continue;  // w's list is wrong: already blamed
       ++edges_checked;
-      if (edge_cancels(mu, i, mw->second, *k, p.dim)) continue;
+      if (edge_cancels(mu, i, mw->second, *k)) continue;
       ++cancel_fail;
       auto z = opened.find({u, w});
       if (z == opened.end()) {
@@ -1572,10 +1710,10 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
         blame(w, "pairwise term with " + std::to_string(u) + " does not cancel and no seed was revealed", true);
         continue;
       }
-      if (!terms_follow(mu, i, u, w, z->second, *gens, p.dim)) {
+      if (!terms_follow(mu, i, u, w, z->second, *gens)) {
         blame(u, "pairwise term with " + std::to_string(w) + " does not follow from the revealed edge seed");
       }
-      if (!terms_follow(mw->second, *k, w, u, z->second, *gens, p.dim)) {
+      if (!terms_follow(mw->second, *k, w, u, z->second, *gens)) {
         blame(w, "pairwise term with " + std::to_string(u) + " does not follow from the revealed edge seed");
       }
     }
@@ -1718,7 +1856,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
       if (z != opened.end()) {
         const CommitMessage& mu = v.commits.at(u);
         auto slot = slot_of(mu, w);
-        if (slot && !terms_follow(mu, *slot, u, w, z->second, *gens, p.dim)) {
+        if (slot && !terms_follow(mu, *slot, u, w, z->second, *gens)) {
           name(u, "pairwise term with excluded party " + std::to_string(w) + " does not follow from the revealed edge seed");
           out.withheld = "party " + std::to_string(u) + "'s pairwise term with excluded party " + std::to_string(w) +
                          " does not follow from the revealed seed: no result";
@@ -1984,7 +2122,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     Posts round;
     for (auto u : live) {
       const SeedCommitMessage m = attempt == 0 ? parties[u]->seed_commit(sid, p) : parties[u]->restart_commit(sid, attempt);
-      round.emplace_back(u, parties[u]->entry(sid, commit_round_of(attempt), MessageType::noise_seed_commit, m.encode()));
+      for (Bytes& e : parties[u]->entries(sid, commit_round_of(attempt), MessageType::noise_seed_commit, m.encode())) {
+        round.emplace_back(u, std::move(e));
+      }
       if (attempt == 0) progress("seed commitments", u + 1, p.parties);
     }
     if (auto e = post_round(commit_round_of(attempt), std::move(round))) return *e;
@@ -2129,7 +2269,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     });
     for (auto& party : parties) {
       if (!commits[party->index()]) continue;
-      round.emplace_back(party->index(), party->entry(sid, kRoundCommit, MessageType::commitment, commits[party->index()]->encode()));
+      for (Bytes& e : party->entries(sid, kRoundCommit, MessageType::commitment, commits[party->index()]->encode())) {
+        round.emplace_back(party->index(), std::move(e));
+      }
     }
     if (auto e = post_round(kRoundCommit, std::move(round))) return *e;
     round.clear();
@@ -2148,7 +2290,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         const std::uint32_t w = mu.neighbours[i];
         if (!commits[w]) continue;
         auto k = slot_of(*commits[w], u);
-        const bool cancels = k.has_value() && edge_cancels(mu, i, *commits[w], *k, p.dim);
+        const bool cancels = k.has_value() && edge_cancels(mu, i, *commits[w], *k);
         if (cancels || !revealed.insert(edge_of(u, w)).second) continue;
         const auto e = edge_of(u, w);
         round.emplace_back(u, parties[u]->entry(sid, kRoundCancelComplaint, MessageType::complaint,
@@ -2190,14 +2332,14 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
           }
         }
       }
-      Bytes entry = party->entry(sid, kRoundMasked, MessageType::masked_value, m.encode());
+      std::vector<Bytes> entries = party->entries(sid, kRoundMasked, MessageType::masked_value, m.encode());
       if (party->cheat == CheatKind::signature) {
         // Appended alone, so the refusal (bad signature) is attributed.
-        auto r = board.append(entry);
+        auto r = board.append(entries.front());
         if (r.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
         report.excluded[u] = "masked value refused by the board: " + r.error().message;
       } else {
-        round.emplace_back(u, std::move(entry));
+        for (Bytes& e : entries) round.emplace_back(u, std::move(e));
       }
       progress("masked values", ++posted, p.parties);
     }
@@ -2217,8 +2359,10 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         // A member opens its shares only when excluded for a deviation the board attests (never
         // an honest one); the verdict withholds the result otherwise.
         if (!parties[u]->dropout && parties[u]->holds_noise_share() && verdict.attested.count(u)) {
-          round.emplace_back(u, parties[u]->entry(sid, kRoundRecovery, MessageType::noise_share,
-                                                  parties[u]->noise_share_message(p.dim).encode()));
+          for (Bytes& e : parties[u]->entries(sid, kRoundRecovery, MessageType::noise_share,
+                                              parties[u]->noise_share_message(p.dim).encode())) {
+            round.emplace_back(u, std::move(e));
+          }
         }
       }
       for (const Edge& e : verdict.unresolved) {
@@ -2292,6 +2436,8 @@ bulletin::Result<View> wait_view(bulletin::Board& board, const std::optional<Byt
 }
 
 }  // namespace
+
+void set_verify_threads(unsigned threads) noexcept { g_verify_threads = threads; }
 
 bulletin::Result<std::vector<Bytes32>> list_sessions(bulletin::Board& board) {
   std::vector<Bytes32> ids;
@@ -2456,6 +2602,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   // from both and posts only what it still owes (docs/protocol.md § Restarts).
   Key32 secrets = party_secrets(o.keys, sid, o.index, board.verifier().vkey());
   Party me(o.index, o.keys, secrets, std::move(input));
+  me.set_threads(o.threads == 0 ? std::max(1U, std::thread::hardware_concurrency()) : o.threads);
   sodium_memzero(secrets.data(), secrets.size());
   const std::uint32_t u = o.index;
   auto own = own_entries(board, sid, setup.roster[u].sign_key);
@@ -2475,7 +2622,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   const std::uint64_t close_wait = 4ULL * p.round_timeout_ms + 10'000;
   PartyOutcome out;
   out.session_id = sid;
-  auto post = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to = {}) -> bulletin::Status {
+  auto post_one = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to) -> bulletin::Status {
     if (o.deviate) {
       Entry planned;
       planned.session_id = sid;
@@ -2492,6 +2639,11 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     for (const Entry& e : posted) {
       if (e.round != round || e.type != type || e.recipient != to) continue;
       if (e.payload == payload) return {};
+      // Another chunk of the same message is no conflict.
+      if (is_chunk(e.payload) && is_chunk(payload)) {
+        auto a = decode_chunk(e.payload), b = decode_chunk(payload);
+        if (a && b && a->index != b->index && a->digest == b->digest && a->length == b->length) continue;
+      }
       if (type != MessageType::complaint || same_complaint(e.payload, payload)) {
         return make_error(Errc::equivocation,
                           std::string("this party already posted a different ") + message_type_name(type) + " in round " +
@@ -2502,6 +2654,13 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     if (closed_at_start.count(round)) return {};
     auto r = board.append(me.entry(sid, round, type, std::move(payload), to));
     if (!r) return r.error();
+    return {};
+  };
+  // A message longer than one entry goes out as its chunks, each posted (or found posted) alone.
+  auto post = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to = {}) -> bulletin::Status {
+    for (Bytes& part : chunk_payloads(std::move(payload))) {
+      if (auto st = post_one(round, type, std::move(part), to); !st) return st;
+    }
     return {};
   };
   // Marks the round finished and waits for the coordinator to close it. A close that leaves this
@@ -2622,7 +2781,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     auto mw = v6.value().commits.find(w);
     if (mw == v6.value().commits.end()) continue;
     auto k = slot_of(mw->second, u);
-    if (k && edge_cancels(mine, i, mw->second, *k, p.dim)) continue;
+    if (k && edge_cancels(mine, i, mw->second, *k)) continue;
     if (auto st = reveal(w, kRoundCancelComplaint); !st) return st.error();
   }
   GOPA_TRY_VIEW(v7, finish(kRoundCancelComplaint));

@@ -94,12 +94,12 @@ std::optional<std::string> SessionParams::validate() const {
   if (parties < 2) return "parties: need at least 2 (got " + std::to_string(parties) + ")";
   if (parties > (1u << 24)) return "parties: at most 16,777,216 supported";
   // One board entry carries at most 65,355 payload bytes (bulletin::kMaxInlinePayload): the roster
-  // is split over several entries, and a party's commitment entry holds (2 + degree)·d points
-  // plus its proofs.
+  // is split over several entries, and longer messages over chunks.
   if (parties > kMaxParties) {
     return "parties: at most " + std::to_string(kMaxParties) + " in this protocol version; got " + std::to_string(parties);
   }
-  if (dim < 1 || dim > 65536) return "dim: must be in 1..65536 (got " + std::to_string(dim) + ")";
+  // Messages longer than one board entry travel in chunks (docs/protocol.md § Chunked messages).
+  if (dim < 1 || dim > kMaxDim) return "dim: must be in 1.." + std::to_string(kMaxDim) + " (got " + std::to_string(dim) + ")";
   if (input_bits != 8 && input_bits != 16 && input_bits != 32 && input_bits != 64) {
     return "input_bits: must be 8, 16, 32 or 64 (got " + std::to_string(input_bits) + ")";
   }
@@ -121,12 +121,6 @@ std::optional<std::string> SessionParams::validate() const {
     return "noise_bits: 2^(noise_bits−frac_bits) must exceed 40σ for both σ_η and σ_Δ";
   }
   if (sampler_precision < 8 || sampler_precision > 32) return "sampler_precision: must be in 8..32";
-  // Commitment entry: d·32·(2 + degree) bytes of points plus ~2 KB of proofs, with a margin of
-  // twice the expected degree 2k.
-  if (32.0 * dim * (3.0 + 4.0 * neighbors) + 4096.0 > 65355.0) {
-    return "dim: d = " + std::to_string(dim) + " with k = " + std::to_string(neighbors) +
-           " makes a party's commitment entry larger than one board entry (65,355 bytes); need 32·d·(3 + 4k) + 4096 ≤ 65,355";
-  }
   if (sampler_precision > frac_bits) {
     return "sampler_precision: at most frac_bits (" + std::to_string(frac_bits) + "), got " +
            std::to_string(sampler_precision);

@@ -3,6 +3,7 @@
 // the digest in the setup entry.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -176,4 +177,130 @@ TEST_CASE("The result's counted set is a bitmap of n bits", "[protocol][messages
   for (std::size_t len = 0; len < b.size(); ++len) {
     CHECK_FALSE(gp::ResultMessage::decode(gp::Bytes(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(len)), 2, 13).has_value());
   }
+}
+
+// ---------------------------------------------------------------- chunked messages
+
+using gopa::protocol::Bytes;
+using gopa::protocol::ChunkAssembler;
+using gopa::protocol::chunk_payloads;
+using gopa::protocol::decode_chunk;
+using gopa::protocol::kChunkData;
+using gopa::protocol::kChunkHeader;
+using gopa::protocol::kMessageVersion;
+
+namespace {
+Bytes long_message(std::size_t n, std::uint8_t salt) {
+  Bytes m(n);
+  for (std::size_t i = 0; i < n; ++i) m[i] = static_cast<std::uint8_t>((i * 131 + salt) >> 3);
+  m[0] = kMessageVersion;
+  return m;
+}
+// Feeds payloads in order; returns the final status and the message when complete.
+std::pair<ChunkAssembler::Status, Bytes> feed(const std::vector<Bytes>& parts, std::string* why = nullptr) {
+  ChunkAssembler a;
+  ChunkAssembler::Status last = ChunkAssembler::Status::pending;
+  Bytes out;
+  for (const Bytes& p : parts) {
+    const auto st = a.add(p, why);
+    if (st == ChunkAssembler::Status::complete) out = a.take_message();
+    if (st != ChunkAssembler::Status::ignored) last = st;
+  }
+  return {last, out};
+}
+}  // namespace
+
+TEST_CASE("Chunked messages: split at 65,000 bytes, put together in any order", "[protocol][messages][chunks]") {
+  // Messages that fit one entry are posted whole.
+  CHECK(chunk_payloads(long_message(100, 1)).size() == 1);
+  CHECK(chunk_payloads(long_message(gopa::bulletin::kMaxInlinePayload, 1)).size() == 1);
+  for (std::size_t n : {gopa::bulletin::kMaxInlinePayload + 1, std::size_t{130'000}, std::size_t{130'001}, std::size_t{400'000}}) {
+    const Bytes m = long_message(n, 7);
+    auto parts = chunk_payloads(m);
+    REQUIRE(parts.size() == (n + kChunkData - 1) / kChunkData);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      CHECK(parts[i].size() <= gopa::bulletin::kMaxInlinePayload);
+      auto h = decode_chunk(parts[i]);
+      REQUIRE(h.has_value());
+      CHECK(h->index == i);
+      CHECK(h->count == parts.size());
+      CHECK(h->length == n);
+    }
+    auto [st, out] = feed(parts);
+    CHECK(st == ChunkAssembler::Status::complete);
+    CHECK(out == m);
+    // Reversed, rotated, and with repeats: the same message.
+    std::reverse(parts.begin(), parts.end());
+    CHECK(feed(parts).second == m);
+    std::rotate(parts.begin(), parts.begin() + 1, parts.end());
+    auto twice = parts;
+    twice.insert(twice.begin() + 1, parts.front());
+    CHECK(feed(twice).second == m);
+  }
+}
+
+TEST_CASE("Chunked messages: omission, splicing, conflicts and malformed chunks", "[protocol][messages][chunks]") {
+  const Bytes m = long_message(200'000, 3), other = long_message(200'000, 4), longer = long_message(260'001, 3);
+  const auto parts = chunk_payloads(m), oparts = chunk_payloads(other), lparts = chunk_payloads(longer);
+  REQUIRE(parts.size() == 4);
+  // Omission: any chunk missing leaves the message pending.
+  for (std::size_t drop = 0; drop < parts.size(); ++drop) {
+    auto some = parts;
+    some.erase(some.begin() + static_cast<std::ptrdiff_t>(drop));
+    CHECK(feed(some).first == ChunkAssembler::Status::pending);
+  }
+  // Splicing a chunk of another message of the same sender (other digest, or other length).
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    auto spliced = parts;
+    spliced[i] = oparts[i];
+    std::string why;
+    CHECK(feed(spliced, &why).first == ChunkAssembler::Status::bad);
+    CHECK(why.find("two different messages") != std::string::npos);
+    spliced[i] = lparts[i];
+    CHECK(feed(spliced).first == ChunkAssembler::Status::bad);
+  }
+  // A chunk whose header claims this message but whose data is another's: the digest fails at the end.
+  {
+    auto forged = parts;
+    std::copy(oparts[2].begin() + kChunkHeader, oparts[2].end(), forged[2].begin() + kChunkHeader);
+    std::string why;
+    CHECK(feed(forged, &why).first == ChunkAssembler::Status::bad);
+    CHECK(why.find("digest") != std::string::npos);
+  }
+  // Two different chunks of one index.
+  {
+    auto twice = parts;
+    Bytes alt = parts[1];
+    alt.back() ^= 1;
+    twice.insert(twice.begin() + 2, alt);
+    std::string why;
+    CHECK(feed(twice, &why).first == ChunkAssembler::Status::bad);
+    CHECK(why.find("two different chunks 1") != std::string::npos);
+  }
+  // After a bad chunk, everything is ignored (the message stays malformed).
+  {
+    ChunkAssembler a;
+    CHECK(a.add(oparts[0], nullptr) == ChunkAssembler::Status::pending);
+    CHECK(a.add(parts[1], nullptr) == ChunkAssembler::Status::bad);
+    for (const auto& p : parts) CHECK(a.add(p, nullptr) == ChunkAssembler::Status::ignored);
+  }
+  // Malformed chunks: every truncation, a wrong count, an index past the count, a length that
+  // fits one entry, too many bytes.
+  for (std::size_t len = 0; len < kChunkHeader + 10; ++len) {
+    CHECK_FALSE(decode_chunk(std::span(parts[0]).first(len)).has_value());
+  }
+  CHECK_FALSE(decode_chunk(std::span(parts[0]).first(parts[0].size() - 1)).has_value());
+  auto set_u32 = [](Bytes b, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * (3 - i)));
+    return b;
+  };
+  CHECK_FALSE(decode_chunk(set_u32(parts[0], 5, 5)).has_value());                  // count
+  CHECK_FALSE(decode_chunk(set_u32(parts[3], 1, 4)).has_value());                  // index ≥ count
+  CHECK_FALSE(decode_chunk(set_u32(parts[0], 9, 60'000)).has_value());             // fits one entry
+  Bytes extra = parts[0];
+  extra.push_back(0);
+  CHECK_FALSE(decode_chunk(extra).has_value());
+  std::string why;
+  CHECK(feed({set_u32(parts[0], 1, 9)}, &why).first == ChunkAssembler::Status::bad);
+  CHECK_FALSE(why.empty());
 }

@@ -552,7 +552,7 @@ TEST_CASE("Hidden noise: a deviating committee member is named, the committee re
 TEST_CASE("Hidden noise: members excluded for a deviation open their shares; a missing member's share withholds the result",
           "[protocol][run][hidden][cheat]") {
   SECTION("excluded for a bad range proof: its share is opened, the result still carries η once") {
-    RunConfig cfg = hidden_config(10, 1, 3, 29);  // a layout with 1 or 2 cheating members
+    RunConfig cfg = hidden_config(10, 1, 3, 34);  // a layout with 1 or 2 cheating members
     cfg.cheats[CheatKind::range] = 7;
     auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
     auto report = run_session(cfg, *board);

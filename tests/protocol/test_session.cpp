@@ -115,8 +115,8 @@ TEST_CASE("The input domain's M is part of the session: encoded, validated, refu
   SessionParams p = params();
   p.input_max = 12345;
   const auto enc = p.encode();
-  // Version 4; M as a big-endian u64 right after input_bits (bytes 11..18).
-  CHECK(enc[0] == 4);
+  // Version 5; M as a big-endian u64 right after input_bits (bytes 11..18).
+  CHECK(enc[0] == 5);
   CHECK(enc[17] == 0x30);
   CHECK(enc[18] == 0x39);
   auto back = SessionParams::decode(enc);
@@ -234,14 +234,18 @@ TEST_CASE("Pairwise noise cancels on the commitments and looks Gaussian", "[prot
   const double mean = sum / 2000, sd = std::sqrt(sq / 2000 - mean * mean);
   CHECK(std::fabs(mean) < 4 * p.sigma_delta / std::sqrt(2000.0));
   CHECK(sd == Approx(p.sigma_delta).epsilon(0.08));
-  // C_uv + C_vu = identity with Δ_vu = −Δ_uv, r_vu = −r_uv.
-  auto gens = gopa::GeneratorSet::get("gopa", 0);
-  for (std::size_t j = 0; j < 5; ++j) {
-    gopa::SecretScalar d(scalar_from_signed(z.delta[j]));
-    const gopa::Point cuv = gopa::commit(d, z.blind[j], *gens);
-    const gopa::Point cvu = gopa::commit(-d, -z.blind[j], *gens);
-    CHECK((cuv + cvu).is_identity());
-  }
+  // D_uv + D_vu = identity with Δ_vu = −Δ_uv, r_vu = −r_uv; each is Σ_j Δ[j]·G_j + r·H.
+  auto gens = gopa::GeneratorSet::get("gopa", 2000);
+  const gopa::Point duv = gopa::protocol::edge_commitment(z, 1, 4, *gens);
+  const gopa::Point dvu = gopa::protocol::edge_commitment(z, 4, 1, *gens);
+  CHECK((duv + dvu).is_identity());
+  CHECK(gopa::protocol::edge_commitment_public(z, 1, 4, *gens) == duv);
+  CHECK(gopa::protocol::edge_commitment_public(z, 4, 1, *gens) == dvu);
+  std::vector<gopa::Scalar> xs;
+  for (auto v : z.delta) xs.push_back(scalar_from_signed(v));
+  CHECK(gopa::commit_vector_public(xs, z.blind.declassify(), *gens) == duv);
+  xs[1999] += gopa::Scalar::one();  // one coordinate off: another point
+  CHECK_FALSE(gopa::commit_vector_public(xs, z.blind.declassify(), *gens) == duv);
   // Another edge or session gives other noise.
   CHECK(derive_edge_noise(seed, sid, 1, 5, p).delta != z.delta);
   gopa::Bytes32 other = sid;
@@ -276,14 +280,17 @@ TEST_CASE("Sessions fit the board's entry limit: roster size and dimension are b
   auto why = p.validate();
   REQUIRE(why.has_value());
   CHECK(why->find("parties") == 0);
+  // Any d up to kMaxDim: a party's messages are chunked when they pass one entry.
   p.parties = 100;
-  p.dim = 4096;
+  p.dim = SessionParams::kMaxDim;
+  CHECK_FALSE(p.validate().has_value());
+  p.dim += 1;
   why = p.validate();
   REQUIRE(why.has_value());
   CHECK(why->find("dim") == 0);
 }
 
-TEST_CASE("Version 4 parameters: the input domain's kind, the minimum round time and the randomness restarts",
+TEST_CASE("Version 4–5 parameters: the input domain's kind, the minimum round time and the randomness restarts",
           "[protocol][session]") {
   SessionParams p = params();
   p.round_timeout_ms = 0x01020304;
@@ -291,7 +298,7 @@ TEST_CASE("Version 4 parameters: the input domain's kind, the minimum round time
   p.randomness_restarts = 5;
   const auto enc = p.encode();
   REQUIRE(enc.size() == 72);
-  CHECK(enc[0] == 4);
+  CHECK(enc[0] == 5);
   // Offsets 50 (domain), 51..54 (minimum round time, BE), 55 (restarts), then the 16-byte nonce.
   CHECK(enc[49] == 0x04);
   CHECK(enc[50] == 1);

@@ -6,8 +6,9 @@
 //   EdgeNoise z = derive_edge_noise(seed, sid, u, v, params);   // Δ_uv, blinding r_uv
 //
 // Orientation: for an edge {u, v} with u < v, Δ_uv = +z.delta and r_uv = +z.blind, and
-// Δ_vu = −Δ_uv, r_vu = −r_uv, so the two commitments C_uv + C_vu are the identity (DESIGN.md §1
-// step 2, §5). docs/protocol.md gives the derivations byte by byte.
+// Δ_vu = −Δ_uv, r_vu = −r_uv, so the two vector commitments D_uv = Σ_j Δ_uv[j]·G_j + r_uv·H and
+// D_vu add to the identity (DESIGN.md §1 step 2, §5): one point per edge, whatever d.
+// docs/protocol.md gives the derivations byte by byte.
 #pragma once
 
 #include <array>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "gopa/group.hpp"
+#include "gopa/pedersen.hpp"
 #include "gopa/protocol/graph.hpp"
 #include "gopa/protocol/session.hpp"
 
@@ -61,11 +63,11 @@ inline constexpr std::size_t kSealedSeedSize = 24 + 16 + 32 + 8 + 32;
                                                    std::uint32_t to, const BoxKey& recipient,
                                                    const std::array<std::uint8_t, 32>& sender_pk);
 
-// The pairwise noise of edge {lo, hi} (lo < hi), one value per coordinate, in the lo → hi
-// orientation.
+// The pairwise noise of edge {lo, hi} (lo < hi), one value per coordinate, and the blinder of
+// its vector commitment, in the lo → hi orientation.
 struct EdgeNoise {
   std::vector<std::int64_t> delta;   // fixed-point Δ_lo,hi ~ N(0, σ_Δ²), |Δ| < 2^noise_bits
-  std::vector<SecretScalar> blind;   // r_lo,hi
+  SecretScalar blind;                // r_lo,hi, the blinder of the edge's vector commitment
   EdgeNoise() = default;
   EdgeNoise(EdgeNoise&&) noexcept = default;
   EdgeNoise& operator=(EdgeNoise&&) noexcept = default;
@@ -76,5 +78,12 @@ struct EdgeNoise {
 [[nodiscard]] EdgeNoise derive_edge_noise(const Seed32& seed, const Bytes32& session_id,
                                           std::uint32_t lo, std::uint32_t hi,
                                           const SessionParams& params);
+
+// D = Σ_j Δ[j]·G_j + r·H in u's orientation on edge {u, w} (constant time in Δ and r): what u
+// commits to for the edge. gens needs params.dim vector generators.
+[[nodiscard]] Point edge_commitment(const EdgeNoise& z, std::uint32_t u, std::uint32_t w, const GeneratorSet& gens);
+// The same from public data (a revealed seed), variable time.
+[[nodiscard]] Point edge_commitment_public(const EdgeNoise& z, std::uint32_t u, std::uint32_t w,
+                                           const GeneratorSet& gens);
 
 }  // namespace gopa::protocol

@@ -40,6 +40,51 @@ inline constexpr std::uint32_t kRosterChunk = 1000;
 // the setup entry.
 [[nodiscard]] Key32 roster_digest(std::span<const RosterEntry> roster);
 
+// ---- Chunked messages (docs/protocol.md § Chunked messages).
+// A message longer than one board entry (kMaxInlinePayload bytes) travels as count ≥ 2 entries
+// of the same type and round, each with the payload
+//   kChunkVersion ‖ index (u32) ‖ count (u32) ‖ length (u32) ‖ digest (32) ‖ data,
+// data = message[index·kChunkData, min((index + 1)·kChunkData, length)), count = ⌈length /
+// kChunkData⌉, digest = SHA-256("gopa/chunked/v1" ‖ LE32(length) ‖ message). Readers put the
+// chunks of one (sender, type, round) together by index, whatever their order on the board, and
+// read the message once the last one arrives; two chunk sets, or two chunks of one index, that
+// differ make the sender's message malformed.
+inline constexpr std::uint8_t kChunkVersion = 0x02;
+inline constexpr std::size_t kChunkData = 65'000;
+inline constexpr std::size_t kChunkHeader = 1 + 4 + 4 + 4 + 32;
+inline constexpr std::uint32_t kMaxChunks = 4096;  // messages up to 266 MB
+
+struct ChunkHeader {
+  std::uint32_t index = 0, count = 0, length = 0;
+  Key32 digest{};
+  bool operator==(const ChunkHeader&) const = default;
+};
+// The payloads that carry `message`: itself when it fits one entry, its chunks otherwise.
+[[nodiscard]] std::vector<Bytes> chunk_payloads(Bytes message);
+// Whether a payload is a chunk (its first byte), and its header and data when well formed
+// (nullopt and *why otherwise: sizes inconsistent with the index, count and length).
+[[nodiscard]] inline bool is_chunk(std::span<const std::uint8_t> payload) {
+  return !payload.empty() && payload[0] == kChunkVersion;
+}
+[[nodiscard]] std::optional<ChunkHeader> decode_chunk(std::span<const std::uint8_t> payload, std::string* why = nullptr);
+
+// Puts one sender's chunks of one (type, round) together.
+class ChunkAssembler {
+ public:
+  enum class Status { pending, complete, bad, ignored };
+  // Adds a chunk payload. complete: message() holds the message (once); bad: *why says what is
+  // wrong (then every later chunk is ignored); ignored: after complete or bad, or a repeat.
+  Status add(std::span<const std::uint8_t> payload, std::string* why);
+  [[nodiscard]] Bytes take_message() { return std::move(message_); }
+
+ private:
+  std::optional<ChunkHeader> header_;
+  std::vector<std::optional<Bytes>> parts_;
+  std::size_t have_ = 0;
+  bool done_ = false;
+  Bytes message_;
+};
+
 // The session_setup entry.
 struct SetupHead {
   SessionParams params;
@@ -120,13 +165,14 @@ struct ComplaintMessage {
   [[nodiscard]] static std::optional<ComplaintMessage> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
 };
 
-// Round 5 (commitment): commitments to the input, to every pairwise term (neighbours in
-// increasing order, d points each), to the own noise samples, the input range proof, and the
-// proof that the noise samples are the sampler's output on the committed seeds.
+// Round 6 (commitment): commitments to the input, one vector commitment per pairwise term
+// (neighbours in increasing order, D_uv = Σ_j Δ_uv[j]·G_j + r_uv·H), to the own noise samples,
+// the input-domain proof, and the proof that the noise samples are the sampler's output on the
+// committed seeds.
 struct CommitMessage {
   std::vector<Point> inputs;             // d
   std::vector<std::uint32_t> neighbours; // sorted, distinct
-  std::vector<Point> edge_terms;         // neighbours.size() · d, neighbour-major
+  std::vector<Point> edge_terms;         // neighbours.size(): D_uv of each neighbour
   std::vector<Point> noise;              // d: η_j·G + r_j·H at the sampler's precision
   Bytes domain_proof;  // input-domain proof: sigma::RangeProof (box) or sigma::BallProof (L2 ball) encoding
   Bytes noise_proof;                     // gopa::sigma::CircuitProof encoding (circuits::prove_gaussian)
@@ -136,7 +182,7 @@ struct CommitMessage {
                                                            std::string* why = nullptr);
 };
 
-// Round 6 (masked_value): X̂ and the output-correctness proof.
+// Round 8 (masked_value): X̂ and the output-correctness proof.
 struct MaskedMessage {
   std::vector<Scalar> xhat;  // d
   OutputProof proof;

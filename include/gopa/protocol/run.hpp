@@ -151,6 +151,9 @@ struct PartyOptions {
   // Called with the certificate once the parameters meet the requirement (before the first post).
   std::function<void(const Certificate&)> accepted;
   std::uint32_t poll_ms = 50;
+  // Threads for this party's proofs (their blocks are proven in parallel) and for its checks of
+  // the other parties' proofs; 0: every core. The proofs do not depend on it.
+  unsigned threads = 0;
   // The session to join; without it, the only session on the board that is not over and whose
   // roster holds these keys at `index` (refused when there are several).
   std::optional<Bytes32> session;
@@ -246,5 +249,9 @@ struct AuditReport {
 // A board holds any number of sessions: `session` chooses one; without it the board must hold
 // exactly one (else a failed check "one session chosen" lists how many there are, in `sessions`).
 [[nodiscard]] AuditReport audit_session(bulletin::Board& board, const std::optional<Bytes32>& session = std::nullopt);
+
+// Threads of every verification in this process (the coordinator's, a party's and the auditor's
+// checks of all parties' proofs); 0 (the default): every core.
+void set_verify_threads(unsigned threads) noexcept;
 
 }  // namespace gopa::protocol

@@ -51,13 +51,14 @@ enum class InputDomain : std::uint8_t {
 struct SessionParams {
   // 3: the input domain's upper end M; 4: the domain's kind, the minimum round time and the
   // randomness restarts.
-  static constexpr std::uint8_t kVersion = 4;
+  static constexpr std::uint8_t kVersion = 5;
   static constexpr std::size_t kEncodedBytes = 72;
   // At most this many restarts of the joint randomness (docs/protocol.md § Joint randomness).
   static constexpr std::uint8_t kMaxRandomnessRestarts = 8;
   // The roster travels in chunks of 1,000 keys (messages.hpp), so n is bounded by the cost of a
   // session rather than by the size of a board entry; the result's bitmap takes ⌈n/8⌉ bytes.
   static constexpr std::uint32_t kMaxParties = 100'000;
+  static constexpr std::uint32_t kMaxDim = 131'072;
 
   std::uint32_t parties = 0;          // n ≥ 2
   std::uint32_t dim = 1;              // d ≥ 1 coordinates per input
