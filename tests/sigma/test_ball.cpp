@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -491,19 +493,15 @@ TEST_CASE("ball blocked: parameters, blocks and sizes", "[sigma][ball][blocked]"
   CHECK(ball_blocked_generators(32, 100000) == ball_block_circuit(32, kBallBlockSize)->generators_needed());
 }
 
-TEST_CASE("ball blocked: honest proofs verify across block boundaries", "[sigma][ball][blocked]") {
-  DeterministicRng rng(21);
-  struct Case {
-    unsigned bits;
-    std::uint64_t radius;
-    std::size_t d;
-  };
-  const std::vector<Case> cases = {
-      {16, 30000, 1},    {16, 30000, 1023},       {16, 30000, 1024},       {16, 30000, 1025},
-      {16, 30000, 3000}, {32, 1U << 30, 1},       {32, 1U << 30, 1023},    {32, 1U << 30, 1024},
-      {32, 1U << 30, 1025}, {32, (1U << 31) - 1, 3000},
-  };
-  for (const Case& c : cases) {
+namespace {
+struct CompletenessCase {
+  unsigned bits;
+  std::uint64_t radius;
+  std::size_t d;
+};
+void check_completeness(const std::vector<CompletenessCase>& cases, std::uint64_t seed) {
+  DeterministicRng rng(seed);
+  for (const CompletenessCase& c : cases) {
     INFO("b = " << c.bits << ", d = " << c.d);
     auto gens = blocked_gens(c.bits);
     std::vector<std::int64_t> x = random_in_ball(c.d, c.radius, rng);
@@ -522,18 +520,37 @@ TEST_CASE("ball blocked: honest proofs verify across block boundaries", "[sigma]
     CHECK(r.ok());
   }
 }
+}  // namespace
+
+TEST_CASE("ball blocked: honest proofs verify across block boundaries", "[sigma][ball][blocked]") {
+  check_completeness({{16, 30000, 1},
+                      {16, 30000, 1023},
+                      {16, 30000, 1024},
+                      {16, 30000, 1025},
+                      {16, 30000, 3000},
+                      {32, 1U << 30, 1},
+                      {32, (1U << 31) - 1, 1025},
+                      {8, 127, 1},
+                      {8, 127, 1030}},
+                     21);
+}
+
+// The remaining sizes at b = 32 (about 30 s more): ./test_sigma "[slow]".
+TEST_CASE("ball blocked: honest proofs at b = 32, d = 1023, 1024, 3000", "[.][slow][sigma][ball][blocked]") {
+  check_completeness({{32, 1U << 30, 1023}, {32, 1U << 30, 1024}, {32, (1U << 31) - 1, 3000}}, 28);
+}
 
 TEST_CASE("ball blocked: on the sphere passes, one ulp over fails (norm over several blocks)",
           "[sigma][ball][blocked][malicious]") {
   DeterministicRng rng(22);
   const unsigned bits = 8;
-  const std::uint64_t radius = 100;  // = 2·50: four coordinates ±50 in three blocks
-  const std::size_t d = 2100;
+  const std::uint64_t radius = 100;  // = 2·50: four coordinates ±50, two in each block
+  const std::size_t d = 1100;
   auto gens = blocked_gens(bits);
   std::vector<std::int64_t> x(d, 0);
   x[0] = 50;
   x[1024] = -50;
-  x[2048] = 50;
+  x[1030] = 50;
   x[d - 1] = -50;
   {
     BlockedInstance in = make_blocked(bits, radius, x, *gens, rng);
@@ -547,8 +564,9 @@ TEST_CASE("ball blocked: on the sphere passes, one ulp over fails (norm over sev
     std::int64_t value;
   };
   const std::vector<Bad> bad = {
-      {"sphere plus one ulp: a 1 in the middle block", 1500, 1},
+      {"sphere plus one ulp: a 1 in the last block", 1050, 1},
       {"sphere plus one ulp: a -1 in the first block", 7, -1},
+      {"sphere plus one ulp: a 1 in the first coordinate of the last block", 1024 + 1, 1},
       {"the coordinate of the last block 51", d - 1, 51},
   };
   for (const Bad& b : bad) {
@@ -586,15 +604,15 @@ TEST_CASE("ball blocked: a prover lying about a partial sum is rejected", "[sigm
   DeterministicRng rng(23);
   const unsigned bits = 8;
   const std::uint64_t radius = 100;
-  const std::size_t d = 2100;
+  const std::size_t d = 1100;
   auto gens = blocked_gens(bits);
   std::vector<std::int64_t> x(d, 0);
   x[0] = 50;
   x[1024] = -50;
-  x[2048] = 50;
+  x[1030] = 50;
   x[d - 1] = -50;
   std::vector<std::int64_t> over = x;
-  over[1500] = 1;  // ‖x‖² = C² + 1
+  over[1050] = 1;  // ‖x‖² = C² + 1
   BlockedInstance in = make_blocked(bits, radius, x, *gens, rng);
   BlockedInstance out = make_blocked(bits, radius, over, *gens, rng);
   const Scalar one = Scalar::one();
@@ -605,16 +623,16 @@ TEST_CASE("ball blocked: a prover lying about a partial sum is rejected", "[sigm
     std::vector<Scalar> shift;
   };
   const std::vector<Case> cases = {
-      {"outside: the middle block claims q - 1 (total then C^2)", &out, {zero, zero - one, zero}},
-      {"outside: the first block claims q - 1", &out, {zero - one, zero, zero}},
-      {"outside: the last block claims q - 2500", &out, {zero, zero, zero - Scalar::from_u64(2500)}},
-      {"inside: 5 moved from block 0 to block 1 (same total)", &in, {zero - Scalar::from_u64(5), Scalar::from_u64(5), zero}},
-      {"inside: block 2 claims q - 1 (the total below C^2)", &in, {zero, zero, zero - one}},
-      {"inside: random shift of block 1, compensated in block 2", &in, {zero, Scalar::random(rng), zero}},
+      {"outside: the last block claims q - 1 (total then C^2)", &out, {zero, zero - one}},
+      {"outside: the first block claims q - 1", &out, {zero - one, zero}},
+      {"outside: the last block claims q - 2500", &out, {zero, zero - Scalar::from_u64(2500)}},
+      {"inside: 5 moved from block 0 to block 1 (same total)", &in, {zero - Scalar::from_u64(5), Scalar::from_u64(5)}},
+      {"inside: block 1 claims q - 1 (the total below C^2)", &in, {zero, zero - one}},
+      {"inside: random shift of block 0, compensated in block 1", &in, {Scalar::random(rng), zero}},
   };
   for (const Case& c : cases) {
     std::vector<Scalar> shift = c.shift;
-    if (std::string(c.what).find("random") != std::string::npos) shift[2] = zero - shift[1];
+    if (std::string(c.what).find("random") != std::string::npos) shift[1] = zero - shift[0];
     for (Lie how : {Lie::kSquare, Lie::kBinding}) {
       INFO(c.what << (how == Lie::kSquare ? " (square forged)" : " (binding forged)"));
       BlockedBallProof forged = forge_partial_sums(*c.inst, *gens, shift, how, rng);
@@ -632,11 +650,11 @@ TEST_CASE("ball blocked: a prover lying about a partial sum is rejected", "[sigm
     Deviation dev;
     dev.wire_offsets.push_back({Along::kG, 0, a});
     ScopedDeviation scope(dev);
-    BlockedBallProof forged = forge_partial_sums(out, *gens, {zero, zero - one, zero}, Lie::kBinding, rng);
+    BlockedBallProof forged = forge_partial_sums(out, *gens, {zero, zero - one}, Lie::kBinding, rng);
     CHECK_FALSE(blocked_accepted(out.st, *gens, forged));
   }
   // Sanity: the forger with no lie produces an accepted proof (so the rejections above are the lies).
-  BlockedBallProof honest = forge_partial_sums(in, *gens, {zero, zero, zero}, Lie::kSquare, rng);
+  BlockedBallProof honest = forge_partial_sums(in, *gens, {zero, zero}, Lie::kSquare, rng);
   CHECK(blocked_accepted(in.st, *gens, honest));
 }
 
@@ -644,7 +662,7 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
   DeterministicRng rng(24);
   const unsigned bits = 8;
   const std::uint64_t radius = 100;
-  const std::size_t d = 2100;
+  const std::size_t d = 2049;  // two full blocks and a block of one
   auto gens = blocked_gens(bits);
   std::vector<std::int64_t> x = random_in_ball(d, radius, rng);
   BlockedInstance in = make_blocked(bits, radius, x, *gens, rng);
@@ -657,7 +675,8 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
   auto op = prove_blocked(other, *gens, rng);
   REQUIRE(op);
 
-  SECTION("S_k shifted along G, H or by a random multiple of G") {
+  {
+    INFO("S_k shifted along G, H or by a random multiple of G");
     for (std::size_t k = 0; k < 3; ++k) {
       for (const Point& delta : {Point::identity() - gens->G(), gens->G(), gens->G() * Scalar::random(rng),
                                  gens->H()}) {
@@ -672,7 +691,8 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
     p.partial[1] += gens->G();
     CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
   }
-  SECTION("blocks swapped, S_k reordered, both together") {
+  {
+    INFO("blocks swapped, S_k reordered, both together");
     BlockedBallProof p = *proof;
     std::swap(p.blocks[0], p.blocks[1]);
     CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
@@ -686,7 +706,8 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
     std::swap_ranges(st.commitments.begin(), st.commitments.begin() + 1024, st.commitments.begin() + 1024);
     CHECK_FALSE(verify_blocked(st, *gens, p).ok());
   }
-  SECTION("a block dropped or duplicated") {
+  {
+    INFO("a block dropped or duplicated");
     BlockedBallProof p = *proof;
     p.blocks.erase(p.blocks.begin() + 1);
     p.partial.erase(p.partial.begin() + 1);
@@ -709,7 +730,8 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
     cut.erase(cut.begin() + 7 + 96, cut.begin() + 7 + 96 + static_cast<std::ptrdiff_t>(body));
     CHECK_FALSE(BlockedBallProof::decode(cut));
   }
-  SECTION("a block or a partial sum from another proof spliced in") {
+  {
+    INFO("a block or a partial sum from another proof spliced in");
     for (const BlockedBallProof* src : {&*again, &*op}) {
       for (std::size_t k = 0; k < 3; ++k) {
         BlockedBallProof p = *proof;
@@ -730,7 +752,8 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
     p.slack = proof->slack;
     CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
   }
-  SECTION("other statements: bits, d, radius, commitments, transcript label") {
+  {
+    INFO("other statements: bits, d, radius, commitments, transcript label");
     BallStatement st = in.st;
     st.bits = 16;
     CHECK(verify_blocked(st, *gens, *proof).status == VerifyStatus::kParameterMismatch);
@@ -755,7 +778,7 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
     std::swap(st.commitments[3], st.commitments[2000]);
     CHECK_FALSE(verify_blocked(st, *gens, *proof).ok());
     st = in.st;
-    st.commitments[2099] += gens->G();
+    st.commitments[2048] += gens->G();
     CHECK_FALSE(verify_blocked(st, *gens, *proof).ok());
     Transcript t("gopa/ball test, another party");
     CHECK_FALSE(verify_ball_blocked(t, *gens, in.st, *proof).ok());
@@ -810,14 +833,14 @@ TEST_CASE("ball blocked: strict decoding", "[sigma][ball][blocked][tamper]") {
 }
 
 TEST_CASE("ball blocked: the thread count changes neither the proof nor the verdict", "[sigma][ball][blocked]") {
-  auto gens = blocked_gens(16);
+  auto gens = blocked_gens(8);
   DeterministicRng setup(26);
-  BlockedInstance in = make_blocked(16, 30000, random_in_ball(2500, 30000, setup), *gens, setup);
+  BlockedInstance in = make_blocked(8, 100, random_in_ball(2049, 100, setup), *gens, setup);
   std::vector<std::vector<std::uint8_t>> encodings;
   for (unsigned threads : {1U, 2U, 3U}) {
     DeterministicRng rng(27);
     Transcript t(kLabel);
-    auto proof = prove_ball_blocked(t, *gens, 16, 30000, in.st.commitments, in.values, in.blinders, rng, threads);
+    auto proof = prove_ball_blocked(t, *gens, 8, 100, in.st.commitments, in.values, in.blinders, rng, threads);
     REQUIRE(proof);
     encodings.push_back(proof->encode());
     for (unsigned vt : {1U, 2U}) {
@@ -840,3 +863,65 @@ TEST_CASE("ball blocked: the thread count changes neither the proof nor the verd
   CHECK(one.message == two.message);
   CHECK(one.message.rfind("block 2:", 0) == 0);
 }
+
+// Timing (not run by default): ./test_sigma "[.bench][ball-blocked]" or with one size,
+// e.g. "[ball-blocked-100000]"; run under /usr/bin/time -v for the peak RSS.
+namespace {
+void bench_blocked(std::size_t d, std::initializer_list<unsigned> thread_counts) {
+  const unsigned bits = 32;
+  const std::uint64_t radius = std::uint64_t{1} << 30;
+  auto gens = blocked_gens(bits);
+  DeterministicRng rng(31);
+  using clock = std::chrono::steady_clock;
+  const auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  {
+    // First use: the block circuit and the generators' tables are built and cached.
+    const auto t0 = clock::now();
+    BlockedInstance warm = make_blocked(bits, radius, random_in_ball(1024, radius, rng), *gens, rng);
+    REQUIRE(prove_blocked(warm, *gens, rng));
+    std::printf("first proof at d = 1024 (circuit, tables): %.2f s\n", secs(t0, clock::now()));
+  }
+  const auto tc = clock::now();
+  BlockedInstance in = make_blocked(bits, radius, random_in_ball(d, radius, rng), *gens, rng);
+  std::printf("d = %zu commitments: %.2f s\n", d, secs(tc, clock::now()));
+  for (unsigned threads : thread_counts) {
+    const auto t0 = clock::now();
+    auto proof = prove_blocked(in, *gens, rng, threads);
+    const auto t1 = clock::now();
+    REQUIRE(proof);
+    const auto bytes = proof->encode();
+    auto decoded = BlockedBallProof::decode(bytes);
+    REQUIRE(decoded);
+    const auto t2 = clock::now();
+    CHECK(verify_blocked(in.st, *gens, *decoded, threads).ok());
+    const auto t3 = clock::now();
+    std::printf("blocked ball b=%u d=%zu threads=%u: prove %.2f s, verify %.2f s (decode %.3f s), %zu bytes\n",
+                bits, d, threads, secs(t0, t1), secs(t2, t3), secs(t1, t2), bytes.size());
+  }
+}
+}  // namespace
+
+TEST_CASE("ball blocked: timing d = 1024", "[.bench][ball-blocked][ball-blocked-1024]") {
+  bench_blocked(1024, {1});
+  // The single-circuit proof of the same size, for comparison.
+  auto gens = gens_for(32, 1024);
+  DeterministicRng rng(32);
+  std::vector<Scalar> x;
+  for (std::int64_t v : random_in_ball(1024, std::uint64_t{1} << 30, rng)) x.push_back(Scalar::from_i64(v));
+  Instance in = make_instance(32, std::uint64_t{1} << 30, x, *gens, rng);
+  for (int rep = 0; rep < 2; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto proof = prove(in, *gens, rng);
+    const auto t1 = std::chrono::steady_clock::now();
+    REQUIRE(proof);
+    CHECK(verifies(in.st, *gens, *proof));
+    const auto t2 = std::chrono::steady_clock::now();
+    std::printf("single ball b=32 d=1024: prove %.2f s, verify %.2f s, %zu bytes\n",
+                std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count(),
+                proof->encode().size());
+  }
+}
+TEST_CASE("ball blocked: timing d = 10000", "[.bench][ball-blocked][ball-blocked-10000]") {
+  bench_blocked(10000, {1, 2});
+}
+TEST_CASE("ball blocked: timing d = 100000", "[.bench][ball-blocked-100000]") { bench_blocked(100000, {2}); }
