@@ -297,12 +297,13 @@ std::shared_ptr<const Circuit> ball_block_circuit(unsigned bits, std::size_t n) 
     b.bind_commitment(norm_sq);
     return std::make_shared<const Circuit>(b.circuit());
   };
-  if (n != kBallBlockSize) return build();  // the last block: built per use, not kept
+  // Kept: the full block's circuit per b, and the last-used shorter one per b (decoding and
+  // verifying one proof build it once; memory stays bounded whatever d a peer sends).
   static std::mutex mu;
-  static std::map<unsigned, std::shared_ptr<const Circuit>> cache;
+  static std::map<unsigned, std::shared_ptr<const Circuit>> full, last;
   std::lock_guard lock(mu);
-  auto& slot = cache[bits];
-  if (!slot) slot = build();
+  auto& slot = n == kBallBlockSize ? full[bits] : last[bits];
+  if (!slot || slot->bindings.size() != n + 1) slot = build();
   return slot;
 }
 

@@ -116,7 +116,8 @@ struct BlockedBallProof {
 };
 
 // The circuit of one block of n coordinates (public input C; bindings V_j of the block, then
-// S_k), cached for n = kBallBlockSize; the circuit of the final 2b-bit slack (one binding).
+// S_k), cached for n = kBallBlockSize (and the last n < kBallBlockSize used, per bits); the
+// circuit of the final 2b-bit slack (one binding).
 [[nodiscard]] std::shared_ptr<const Circuit> ball_block_circuit(unsigned bits, std::size_t n);
 [[nodiscard]] std::shared_ptr<const Circuit> ball_slack_circuit(unsigned bits);
 [[nodiscard]] std::size_t ball_blocked_generators(unsigned bits, std::size_t d);
