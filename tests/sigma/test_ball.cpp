@@ -489,7 +489,8 @@ TEST_CASE("ball blocked: parameters, blocks and sizes", "[sigma][ball][blocked]"
   CHECK(s->num_witness == 128);
   CHECK(s->bindings.size() == 1);
   CHECK(s->num_public == 0);
-  CHECK(ball_blocked_generators(16, 3) == std::max(c->generators_needed(), ball_slack_circuit(16)->generators_needed()));
+  CHECK(ball_blocked_generators(16, 3) ==
+        std::max(c->generators_needed(), ball_slack_circuit(16)->generators_needed()));
   CHECK(ball_blocked_generators(64, 1) == s->generators_needed());  // 2·65 + 3 < 4·64 + 3
   CHECK(ball_blocked_generators(32, 100000) == ball_block_circuit(32, kBallBlockSize)->generators_needed());
 }
@@ -659,7 +660,8 @@ TEST_CASE("ball blocked: a prover lying about a partial sum is rejected", "[sigm
   CHECK(blocked_accepted(in.st, *gens, honest));
 }
 
-TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spliced", "[sigma][ball][blocked][tamper]") {
+TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spliced",
+          "[sigma][ball][blocked][tamper]") {
   DeterministicRng rng(24);
   const unsigned bits = 8;
   const std::uint64_t radius = 100;

@@ -17,9 +17,9 @@
 // Blocked variant (docs/proofs.md §5.3), for 1 ≤ d ≤ kMaxBlockedBallDim: the coordinates in
 // blocks of kBallBlockSize, one circuit proof per block k that x_j + C ∈ [0, 2^b) for its
 // coordinates and that the prover's commitment S_k = q_k·G + t_k·H holds q_k = Σ_{j∈k} x_j², and
-// one range proof (2b bits) of C² − Σ_k q_k, committed in C²·G − Σ_k S_k. Blocks are proven and
-// verified independently (on `threads` threads), on forks of one transcript that binds every
-// S_k first:
+// one 2b-bit range circuit proof of C² − Σ_k q_k, committed in C²·G − Σ_k S_k. Blocks are
+// proven and verified independently (on `threads` threads), on forks of one transcript that
+// binds every S_k first:
 //
 //   auto proof = prove_ball_blocked(t, *gens, 32, C, V, x, r, rng, 2);      // nullopt: outside
 //   VerifyResult ok = verify_ball_blocked(tv, *gens, {32, C, V}, *proof, 2);
