@@ -5,6 +5,11 @@
 // and the statement (truncation, bit flips, splicing, another C, other commitments).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -321,3 +326,609 @@ TEST_CASE("ball: tampered proofs and statements are rejected", "[sigma][ball][ta
     }
   }
 }
+
+// ---------------------------------------------------------------- blocked L2-ball proofs (§5.3)
+//
+// Completeness across block boundaries; vectors outside the ball proven anyway (truncated
+// decompositions) with the norm spread over several blocks; a prover that lies about a block's
+// partial sum q_k with the block proof built for the lie (square or binding forged), including
+// shifts of q between blocks that keep the total; honest proofs with S_k, blocks or the S_k list
+// moved, dropped, duplicated or spliced from another proof; every truncation; other statements;
+// thread counts.
+
+namespace {
+
+struct BlockedInstance {
+  BallStatement st;
+  std::vector<SecretScalar> values, blinders;
+};
+
+BlockedInstance make_blocked(unsigned bits, std::uint64_t radius, const std::vector<std::int64_t>& x,
+                             const GeneratorSet& gens, Rng& rng) {
+  BlockedInstance in;
+  in.st.bits = bits;
+  in.st.radius = radius;
+  in.values.reserve(x.size());
+  in.blinders.reserve(x.size());
+  in.st.commitments.reserve(x.size());
+  for (std::int64_t v : x) {
+    in.values.push_back(SecretScalar::from_i64(v));
+    in.blinders.push_back(SecretScalar::random(rng));
+    in.st.commitments.push_back(commit(in.values.back(), in.blinders.back(), gens));
+  }
+  return in;
+}
+
+// d coordinates uniform in [−m, m] with m = ⌊C/√(2d)⌋ (norm at most C/√2: room for one more
+// coordinate of C/2).
+std::vector<std::int64_t> random_in_ball(std::size_t d, std::uint64_t radius, Rng& rng) {
+  REQUIRE(radius < (std::uint64_t{1} << 31));
+  auto m = static_cast<std::uint64_t>(static_cast<long double>(radius) / std::sqrt(2.0L * static_cast<long double>(d)));
+  while (m > 0 && m * m * d * 2 > radius * radius) --m;  // radius < 2^31 in these tests
+  std::vector<std::int64_t> x(d);
+  for (auto& v : x) v = static_cast<std::int64_t>(rng.uniform(2 * m + 1)) - static_cast<std::int64_t>(m);
+  return x;
+}
+
+std::shared_ptr<const GeneratorSet> blocked_gens(unsigned bits) {
+  return GeneratorSet::get("gopa", ball_blocked_generators(bits, kBallBlockSize));
+}
+
+std::optional<BlockedBallProof> prove_blocked(const BlockedInstance& in, const GeneratorSet& gens, Rng& rng,
+                                              unsigned threads = 1) {
+  Transcript t(kLabel);
+  return prove_ball_blocked(t, gens, in.st.bits, in.st.radius, in.st.commitments, in.values, in.blinders, rng,
+                            threads);
+}
+
+VerifyResult verify_blocked(const BallStatement& st, const GeneratorSet& gens, const BlockedBallProof& proof,
+                            unsigned threads = 1) {
+  Transcript t(kLabel);
+  return verify_ball_blocked(t, gens, st, proof, threads);
+}
+
+// Accepted after an encode/decode round trip on one or two threads (false if it does not decode).
+bool blocked_accepted(const BallStatement& st, const GeneratorSet& gens, const BlockedBallProof& proof) {
+  auto decoded = BlockedBallProof::decode(proof.encode());
+  if (!decoded) return false;
+  const VerifyResult one = verify_blocked(st, gens, *decoded, 1);
+  const VerifyResult two = verify_blocked(st, gens, *decoded, 2);
+  CHECK(one.status == two.status);
+  CHECK(one.message == two.message);
+  return one.ok() || two.ok();
+}
+
+// A malicious prover built from the public pieces (bind_ball_blocked, the forks, the circuits):
+// it commits S_k to q_k + shift[k] and proves block k for that claim, either with the square of
+// the block's last coordinate raised by shift[k] (a gate x·x = q that fails; the binding of S_k
+// holds) or with the honest witness (the binding of S_k fails), then proves the slack of the
+// claimed sums honestly. Rejection must come from the block proofs.
+enum class Lie { kSquare, kBinding };
+BlockedBallProof forge_partial_sums(const BlockedInstance& in, const GeneratorSet& gens,
+                                    const std::vector<Scalar>& shift, Lie how, Rng& rng) {
+  const unsigned bits = in.st.bits;
+  const std::size_t d = in.values.size();
+  const std::size_t nb = ball_block_count(d);
+  const Scalar c = Scalar::from_u64(in.st.radius);
+  BlockedBallProof proof;
+  proof.bits = bits;
+  proof.d = d;
+  std::vector<SecretScalar> q(nb), tb;
+  for (std::size_t j = 0; j < d; ++j) q[j / kBallBlockSize] += in.values[j] * in.values[j];
+  SecretScalar slack(c.square());
+  SecretScalar slack_blinder;
+  for (std::size_t k = 0; k < nb; ++k) {
+    q[k] += SecretScalar(shift[k]);
+    slack -= q[k];
+    tb.push_back(SecretScalar::random(rng));
+    slack_blinder -= tb.back();
+    proof.partial.push_back(commit(q[k], tb.back(), gens));
+  }
+  Transcript t(kLabel);
+  bind_ball_blocked(t, bits, d, in.st.radius, proof.partial);
+  for (std::size_t k = 0; k < nb; ++k) {
+    const std::size_t start = k * kBallBlockSize;
+    const std::size_t n = ball_block_len(d, k);
+    std::vector<SecretScalar> w, bl;
+    std::vector<Point> coms;
+    for (std::size_t j = start; j < start + n; ++j) {
+      const Scalar shifted = in.values[j].declassify() + c;
+      const auto enc = shifted.encode();
+      for (unsigned i = 0; i < bits; ++i) w.push_back(SecretScalar::from_u64((enc[i / 8] >> (i % 8)) & 1U));
+      w.push_back(in.values[j] * in.values[j]);
+      bl.push_back(in.blinders[j].clone());
+      coms.push_back(in.st.commitments[j]);
+    }
+    if (how == Lie::kSquare) w.back() += SecretScalar(shift[k]);
+    bl.push_back(tb[k].clone());
+    coms.push_back(proof.partial[k]);
+    Transcript fork = ball_block_transcript(t, k);
+    const Scalar cs[] = {c};
+    proof.blocks.push_back(prove_circuit(fork, gens, *ball_block_circuit(bits, n), cs, coms, w, bl, rng));
+  }
+  std::vector<SecretScalar> w;
+  const auto enc = slack.declassify().encode();
+  for (unsigned i = 0; i < 2 * bits; ++i) w.push_back(SecretScalar::from_u64((enc[i / 8] >> (i % 8)) & 1U));
+  const Point com = ball_slack_commitment(gens, in.st.radius, proof.partial);
+  Transcript fork = ball_slack_transcript(t);
+  proof.slack = prove_circuit(fork, gens, *ball_slack_circuit(bits), {}, {&com, 1}, w, {&slack_blinder, 1}, rng);
+  // The slack proof alone is honest for the claimed sums (unless a deviation breaks every proof).
+  if (testing::deviation() != nullptr) return proof;
+  Transcript tv(kLabel);
+  bind_ball_blocked(tv, bits, d, in.st.radius, proof.partial);
+  Transcript sv = ball_slack_transcript(tv);
+  CHECK(verify_circuit(sv, gens, *ball_slack_circuit(bits), {}, {&com, 1}, proof.slack).ok());
+  return proof;
+}
+
+}  // namespace
+
+TEST_CASE("ball blocked: parameters, blocks and sizes", "[sigma][ball][blocked]") {
+  CHECK(ball_blocked_params_supported(8, 1, 127));
+  CHECK(ball_blocked_params_supported(64, kMaxBlockedBallDim, (std::uint64_t{1} << 63) - 1));
+  CHECK_FALSE(ball_blocked_params_supported(8, 1, 128));
+  CHECK_FALSE(ball_blocked_params_supported(8, 1, 0));
+  CHECK_FALSE(ball_blocked_params_supported(12, 5, 5));
+  CHECK_FALSE(ball_blocked_params_supported(32, 0, 5));
+  CHECK_FALSE(ball_blocked_params_supported(32, kMaxBlockedBallDim + 1, 5));
+  CHECK(ball_block_count(1) == 1);
+  CHECK(ball_block_count(1024) == 1);
+  CHECK(ball_block_count(1025) == 2);
+  CHECK(ball_block_count(kMaxBlockedBallDim) == 1024);
+  CHECK(ball_block_len(1025, 0) == 1024);
+  CHECK(ball_block_len(1025, 1) == 1);
+  CHECK(ball_block_len(1025, 2) == 0);
+  // A block of n: n·(b + 1) variables and gates, n + 1 bindings, C public; the slack: 2b bits.
+  const auto c = ball_block_circuit(16, 3);
+  CHECK(c->num_witness == 3 * 17);
+  CHECK(c->gates.size() == 3 * 17);
+  CHECK(c->bindings.size() == 4);
+  CHECK(c->num_public == 1);
+  CHECK(ball_block_circuit(16, kBallBlockSize) == ball_block_circuit(16, kBallBlockSize));  // cached
+  const auto s = ball_slack_circuit(64);
+  CHECK(s->num_witness == 128);
+  CHECK(s->bindings.size() == 1);
+  CHECK(s->num_public == 0);
+  CHECK(ball_blocked_generators(16, 3) ==
+        std::max(c->generators_needed(), ball_slack_circuit(16)->generators_needed()));
+  CHECK(ball_blocked_generators(64, 1) == s->generators_needed());  // 2·65 + 3 < 4·64 + 3
+  CHECK(ball_blocked_generators(32, 100000) == ball_block_circuit(32, kBallBlockSize)->generators_needed());
+}
+
+namespace {
+struct CompletenessCase {
+  unsigned bits;
+  std::uint64_t radius;
+  std::size_t d;
+};
+void check_completeness(const std::vector<CompletenessCase>& cases, std::uint64_t seed) {
+  DeterministicRng rng(seed);
+  for (const CompletenessCase& c : cases) {
+    INFO("b = " << c.bits << ", d = " << c.d);
+    auto gens = blocked_gens(c.bits);
+    std::vector<std::int64_t> x = random_in_ball(c.d, c.radius, rng);
+    x[c.d - 1] = static_cast<std::int64_t>(c.radius) / 2;  // one large coordinate, in the last block
+    BlockedInstance in = make_blocked(c.bits, c.radius, x, *gens, rng);
+    auto proof = prove_blocked(in, *gens, rng);
+    REQUIRE(proof);
+    CHECK(proof->partial.size() == ball_block_count(c.d));
+    const auto bytes = proof->encode();
+    CHECK(bytes.size() == BlockedBallProof::encoded_size(c.bits, c.d));
+    auto decoded = BlockedBallProof::decode(bytes);
+    REQUIRE(decoded);
+    CHECK(decoded->encode() == bytes);
+    const VerifyResult r = verify_blocked(in.st, *gens, *decoded);
+    INFO(r.message);
+    CHECK(r.ok());
+  }
+}
+}  // namespace
+
+TEST_CASE("ball blocked: honest proofs verify across block boundaries", "[sigma][ball][blocked]") {
+  check_completeness({{16, 30000, 1},
+                      {16, 30000, 1023},
+                      {16, 30000, 1024},
+                      {16, 30000, 1025},
+                      {16, 30000, 3000},
+                      {32, 1U << 30, 1},
+                      {32, (1U << 31) - 1, 1025},
+                      {8, 127, 1},
+                      {8, 127, 1030}},
+                     21);
+}
+
+// The remaining sizes at b = 32 (about 30 s more): ./test_sigma "[slow]".
+TEST_CASE("ball blocked: honest proofs at b = 32, d = 1023, 1024, 3000", "[.][slow][sigma][ball][blocked]") {
+  check_completeness({{32, 1U << 30, 1023}, {32, 1U << 30, 1024}, {32, (1U << 31) - 1, 3000}}, 28);
+}
+
+TEST_CASE("ball blocked: on the sphere passes, one ulp over fails (norm over several blocks)",
+          "[sigma][ball][blocked][malicious]") {
+  DeterministicRng rng(22);
+  const unsigned bits = 8;
+  const std::uint64_t radius = 100;  // = 2·50: four coordinates ±50, two in each block
+  const std::size_t d = 1100;
+  auto gens = blocked_gens(bits);
+  std::vector<std::int64_t> x(d, 0);
+  x[0] = 50;
+  x[1024] = -50;
+  x[1030] = 50;
+  x[d - 1] = -50;
+  {
+    BlockedInstance in = make_blocked(bits, radius, x, *gens, rng);
+    auto proof = prove_blocked(in, *gens, rng);
+    REQUIRE(proof);
+    CHECK(blocked_accepted(in.st, *gens, *proof));
+  }
+  struct Bad {
+    const char* what;
+    std::size_t at;
+    std::int64_t value;
+  };
+  const std::vector<Bad> bad = {
+      {"sphere plus one ulp: a 1 in the last block", 1050, 1},
+      {"sphere plus one ulp: a -1 in the first block", 7, -1},
+      {"sphere plus one ulp: a 1 in the first coordinate of the last block", 1024 + 1, 1},
+      {"the coordinate of the last block 51", d - 1, 51},
+  };
+  for (const Bad& b : bad) {
+    INFO(b.what);
+    std::vector<std::int64_t> y = x;
+    y[b.at] = b.value;
+    BlockedInstance in = make_blocked(bits, radius, y, *gens, rng);
+    CHECK_FALSE(prove_blocked(in, *gens, rng));  // the honest prover refuses
+    Deviation dev;
+    dev.prove_outside_domain = true;
+    ScopedDeviation scope(dev);
+    for (unsigned threads : {1U, 2U}) {
+      auto proof = prove_blocked(in, *gens, rng, threads);
+      REQUIRE(proof);
+      CHECK_FALSE(blocked_accepted(in.st, *gens, *proof));
+    }
+  }
+  // One coordinate at C + 1 (the others 0), at −(C + 1), and at 2^b − C (x + C wraps the b bits).
+  for (std::int64_t v : {std::int64_t{101}, std::int64_t{-101}, std::int64_t{256 - 100}}) {
+    INFO("coordinate " << v);
+    std::vector<std::int64_t> y(d, 0);
+    y[1030] = v;
+    BlockedInstance in = make_blocked(bits, radius, y, *gens, rng);
+    CHECK_FALSE(prove_blocked(in, *gens, rng));
+    Deviation dev;
+    dev.prove_outside_domain = true;
+    ScopedDeviation scope(dev);
+    auto proof = prove_blocked(in, *gens, rng);
+    REQUIRE(proof);
+    CHECK_FALSE(blocked_accepted(in.st, *gens, *proof));
+  }
+}
+
+TEST_CASE("ball blocked: a prover lying about a partial sum is rejected", "[sigma][ball][blocked][malicious]") {
+  DeterministicRng rng(23);
+  const unsigned bits = 8;
+  const std::uint64_t radius = 100;
+  const std::size_t d = 1100;
+  auto gens = blocked_gens(bits);
+  std::vector<std::int64_t> x(d, 0);
+  x[0] = 50;
+  x[1024] = -50;
+  x[1030] = 50;
+  x[d - 1] = -50;
+  std::vector<std::int64_t> over = x;
+  over[1050] = 1;  // ‖x‖² = C² + 1
+  BlockedInstance in = make_blocked(bits, radius, x, *gens, rng);
+  BlockedInstance out = make_blocked(bits, radius, over, *gens, rng);
+  const Scalar one = Scalar::one();
+  const Scalar zero = Scalar::zero();
+  struct Case {
+    const char* what;
+    const BlockedInstance* inst;
+    std::vector<Scalar> shift;
+  };
+  const std::vector<Case> cases = {
+      {"outside: the last block claims q - 1 (total then C^2)", &out, {zero, zero - one}},
+      {"outside: the first block claims q - 1", &out, {zero - one, zero}},
+      {"outside: the last block claims q - 2500", &out, {zero, zero - Scalar::from_u64(2500)}},
+      {"inside: 5 moved from block 0 to block 1 (same total)", &in, {zero - Scalar::from_u64(5), Scalar::from_u64(5)}},
+      {"inside: block 1 claims q - 1 (the total below C^2)", &in, {zero, zero - one}},
+      {"inside: random shift of block 0, compensated in block 1", &in, {Scalar::random(rng), zero}},
+  };
+  for (const Case& c : cases) {
+    std::vector<Scalar> shift = c.shift;
+    if (std::string(c.what).find("random") != std::string::npos) shift[1] = zero - shift[0];
+    for (Lie how : {Lie::kSquare, Lie::kBinding}) {
+      INFO(c.what << (how == Lie::kSquare ? " (square forged)" : " (binding forged)"));
+      BlockedBallProof forged = forge_partial_sums(*c.inst, *gens, shift, how, rng);
+      CHECK_FALSE(blocked_accepted(c.inst->st, *gens, forged));
+      // The block with the lie is the one named.
+      const VerifyResult r = verify_blocked(c.inst->st, *gens, forged);
+      std::size_t first = 0;
+      while (shift[first] == zero) ++first;
+      CHECK(r.message.rfind("block " + std::to_string(first) + ":", 0) == 0);
+    }
+  }
+  // The binding forged along G (the deviation adds a multiple of G to every block's wire
+  // commitment): still rejected.
+  for (const Scalar& a : {one, zero - one, Scalar::random_nonzero(rng)}) {
+    Deviation dev;
+    dev.wire_offsets.push_back({Along::kG, 0, a});
+    ScopedDeviation scope(dev);
+    BlockedBallProof forged = forge_partial_sums(out, *gens, {zero, zero - one}, Lie::kBinding, rng);
+    CHECK_FALSE(blocked_accepted(out.st, *gens, forged));
+  }
+  // Sanity: the forger with no lie produces an accepted proof (so the rejections above are the lies).
+  BlockedBallProof honest = forge_partial_sums(in, *gens, {zero, zero}, Lie::kSquare, rng);
+  CHECK(blocked_accepted(in.st, *gens, honest));
+}
+
+TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spliced",
+          "[sigma][ball][blocked][tamper]") {
+  DeterministicRng rng(24);
+  const unsigned bits = 8;
+  const std::uint64_t radius = 100;
+  const std::size_t d = 2049;  // two full blocks and a block of one
+  auto gens = blocked_gens(bits);
+  std::vector<std::int64_t> x = random_in_ball(d, radius, rng);
+  BlockedInstance in = make_blocked(bits, radius, x, *gens, rng);
+  auto proof = prove_blocked(in, *gens, rng);
+  REQUIRE(proof);
+  REQUIRE(blocked_accepted(in.st, *gens, *proof));
+  auto again = prove_blocked(in, *gens, rng);  // the same statement, other randomness
+  REQUIRE(again);
+  BlockedInstance other = make_blocked(bits, radius, random_in_ball(d, radius, rng), *gens, rng);
+  auto op = prove_blocked(other, *gens, rng);
+  REQUIRE(op);
+
+  {
+    INFO("S_k shifted along G, H or by a random multiple of G");
+    for (std::size_t k = 0; k < 3; ++k) {
+      for (const Point& delta : {Point::identity() - gens->G(), gens->G(), gens->G() * Scalar::random(rng),
+                                 gens->H()}) {
+        BlockedBallProof p = *proof;
+        p.partial[k] += delta;
+        CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+      }
+    }
+    // S_0 − G and S_1 + G: the derived slack commitment is unchanged.
+    BlockedBallProof p = *proof;
+    p.partial[0] -= gens->G();
+    p.partial[1] += gens->G();
+    CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+  }
+  {
+    INFO("blocks swapped, S_k reordered, both together");
+    BlockedBallProof p = *proof;
+    std::swap(p.blocks[0], p.blocks[1]);
+    CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+    p = *proof;
+    std::swap(p.partial[0], p.partial[1]);
+    CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+    std::swap(p.blocks[0], p.blocks[1]);
+    CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+    // The statement's blocks of commitments swapped along with the proof's blocks.
+    BallStatement st = in.st;
+    std::swap_ranges(st.commitments.begin(), st.commitments.begin() + 1024, st.commitments.begin() + 1024);
+    CHECK_FALSE(verify_blocked(st, *gens, p).ok());
+  }
+  {
+    INFO("a block dropped or duplicated");
+    BlockedBallProof p = *proof;
+    p.blocks.erase(p.blocks.begin() + 1);
+    p.partial.erase(p.partial.begin() + 1);
+    CHECK(verify_blocked(in.st, *gens, p).status == VerifyStatus::kMalformedProof);
+    p = *proof;
+    p.blocks.pop_back();
+    CHECK(verify_blocked(in.st, *gens, p).status == VerifyStatus::kMalformedProof);
+    p = *proof;
+    p.blocks.push_back(p.blocks[0]);
+    p.partial.push_back(p.partial[0]);
+    CHECK(verify_blocked(in.st, *gens, p).status == VerifyStatus::kMalformedProof);
+    p = *proof;
+    p.blocks[1] = p.blocks[0];
+    p.partial[1] = p.partial[0];
+    CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+    // The encoding of a proof with a block removed: another length.
+    const auto bytes = proof->encode();
+    const std::size_t body = CircuitProof::body_size(*ball_block_circuit(bits, kBallBlockSize));
+    std::vector<std::uint8_t> cut(bytes.begin(), bytes.end());
+    cut.erase(cut.begin() + 7 + 96, cut.begin() + 7 + 96 + static_cast<std::ptrdiff_t>(body));
+    CHECK_FALSE(BlockedBallProof::decode(cut));
+  }
+  {
+    INFO("a block or a partial sum from another proof spliced in");
+    for (const BlockedBallProof* src : {&*again, &*op}) {
+      for (std::size_t k = 0; k < 3; ++k) {
+        BlockedBallProof p = *proof;
+        p.blocks[k] = src->blocks[k];
+        CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+        p.partial[k] = src->partial[k];
+        CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+        p = *proof;
+        p.partial[k] = src->partial[k];
+        CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+      }
+      BlockedBallProof p = *proof;
+      p.slack = src->slack;
+      CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+    }
+    // Everything but the slack proof from the other proof of the same statement.
+    BlockedBallProof p = *again;
+    p.slack = proof->slack;
+    CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+  }
+  {
+    INFO("other statements: bits, d, radius, commitments, transcript label");
+    BallStatement st = in.st;
+    st.bits = 16;
+    CHECK(verify_blocked(st, *gens, *proof).status == VerifyStatus::kParameterMismatch);
+    BlockedBallProof p = *proof;
+    p.bits = 16;
+    CHECK(verify_blocked(st, *gens, p).status != VerifyStatus::kValid);
+    st = in.st;
+    st.commitments.pop_back();
+    CHECK(verify_blocked(st, *gens, *proof).status == VerifyStatus::kParameterMismatch);
+    p = *proof;
+    p.d = d - 1;
+    CHECK_FALSE(verify_blocked(st, *gens, p).ok());
+    st = in.st;
+    st.commitments.push_back(st.commitments[0]);
+    CHECK(verify_blocked(st, *gens, *proof).status == VerifyStatus::kParameterMismatch);
+    st = in.st;
+    st.radius = 101;
+    CHECK_FALSE(verify_blocked(st, *gens, *proof).ok());
+    st.radius = 128;
+    CHECK(verify_blocked(st, *gens, *proof).status == VerifyStatus::kBadStatement);
+    st = in.st;
+    std::swap(st.commitments[3], st.commitments[2000]);
+    CHECK_FALSE(verify_blocked(st, *gens, *proof).ok());
+    st = in.st;
+    st.commitments[2048] += gens->G();
+    CHECK_FALSE(verify_blocked(st, *gens, *proof).ok());
+    Transcript t("gopa/ball test, another party");
+    CHECK_FALSE(verify_ball_blocked(t, *gens, in.st, *proof).ok());
+  }
+}
+
+TEST_CASE("ball blocked: strict decoding", "[sigma][ball][blocked][tamper]") {
+  DeterministicRng rng(25);
+  const unsigned bits = 8;
+  const std::size_t d = 1025;
+  auto gens = blocked_gens(bits);
+  BlockedInstance in = make_blocked(bits, 100, random_in_ball(d, 100, rng), *gens, rng);
+  auto proof = prove_blocked(in, *gens, rng);
+  REQUIRE(proof);
+  const auto bytes = proof->encode();
+  REQUIRE(bytes.size() == BlockedBallProof::encoded_size(bits, d));
+  for (std::size_t n = 0; n < bytes.size(); ++n) CHECK_FALSE(BlockedBallProof::decode(std::span(bytes).first(n)));
+  auto longer = bytes;
+  longer.push_back(0);
+  CHECK_FALSE(BlockedBallProof::decode(longer));
+  // Header: version, kind (the single ball proof's), bits, d (as another d of the same length, too).
+  auto other = bytes;
+  other[0] = 0x01;
+  CHECK_FALSE(BlockedBallProof::decode(other));
+  other = bytes;
+  other[1] = static_cast<std::uint8_t>(ProofKind::kBall);
+  CHECK_FALSE(BlockedBallProof::decode(other));
+  other = bytes;
+  other[2] = 12;
+  CHECK_FALSE(BlockedBallProof::decode(other));
+  for (std::uint32_t dd : {0U, 1024U, 1026U, 2048U, static_cast<std::uint32_t>(kMaxBlockedBallDim) + 1}) {
+    other = bytes;
+    for (unsigned i = 0; i < 4; ++i) other[3 + i] = static_cast<std::uint8_t>(dd >> (8 * i));
+    CHECK_FALSE(BlockedBallProof::decode(other));
+  }
+  // A non-canonical point (S_0, S_1, P of each block) and a non-canonical scalar (f(c)): 0xff…
+  const std::size_t body0 = CircuitProof::body_size(*ball_block_circuit(bits, kBallBlockSize));
+  for (std::size_t at : {std::size_t{7}, std::size_t{39}, std::size_t{71}, 71 + body0, 71 + 32 + body0}) {
+    other = bytes;
+    std::fill(other.begin() + static_cast<std::ptrdiff_t>(at), other.begin() + static_cast<std::ptrdiff_t>(at + 32),
+              0xff);
+    CHECK_FALSE(BlockedBallProof::decode(other));
+  }
+  // A flipped bit in each part: decodes or not, never verifies.
+  for (std::size_t at : {std::size_t{8}, std::size_t{40}, std::size_t{80}, 71 + body0 - 5, 71 + body0 + 40,
+                         bytes.size() - 40, bytes.size() - 1}) {
+    other = bytes;
+    other[at] ^= 0x04;
+    auto dec = BlockedBallProof::decode(other);
+    if (dec) CHECK_FALSE(verify_blocked(in.st, *gens, *dec).ok());
+  }
+}
+
+TEST_CASE("ball blocked: the thread count changes neither the proof nor the verdict", "[sigma][ball][blocked]") {
+  auto gens = blocked_gens(8);
+  DeterministicRng setup(26);
+  BlockedInstance in = make_blocked(8, 100, random_in_ball(2049, 100, setup), *gens, setup);
+  std::vector<std::vector<std::uint8_t>> encodings;
+  for (unsigned threads : {1U, 2U, 3U}) {
+    DeterministicRng rng(27);
+    Transcript t(kLabel);
+    auto proof = prove_ball_blocked(t, *gens, 8, 100, in.st.commitments, in.values, in.blinders, rng, threads);
+    REQUIRE(proof);
+    encodings.push_back(proof->encode());
+    for (unsigned vt : {1U, 2U}) {
+      // The caller's transcript ends in the same state after proving and after verifying.
+      Transcript tv(kLabel);
+      CHECK(verify_ball_blocked(tv, *gens, in.st, *proof, vt).ok());
+      CHECK(tv.challenge_scalar("next") == t.clone().challenge_scalar("next"));
+    }
+  }
+  CHECK(encodings[0] == encodings[1]);
+  CHECK(encodings[0] == encodings[2]);
+  // A bad block found on either thread count, named the same.
+  auto bad = BlockedBallProof::decode(encodings[0]);
+  REQUIRE(bad);
+  bad->blocks[2].fa += Scalar::one();
+  const VerifyResult one = verify_blocked(in.st, *gens, *bad, 1);
+  const VerifyResult two = verify_blocked(in.st, *gens, *bad, 2);
+  CHECK_FALSE(one.ok());
+  CHECK(one.status == two.status);
+  CHECK(one.message == two.message);
+  CHECK(one.message.rfind("block 2:", 0) == 0);
+}
+
+// Timing (not run by default): ./test_sigma "[.bench][ball-blocked]" or with one size,
+// e.g. "[ball-blocked-100000]"; run under /usr/bin/time -v for the peak RSS.
+namespace {
+void bench_blocked(std::size_t d, std::initializer_list<unsigned> thread_counts) {
+  const unsigned bits = 32;
+  const std::uint64_t radius = std::uint64_t{1} << 30;
+  auto gens = blocked_gens(bits);
+  DeterministicRng rng(31);
+  using clock = std::chrono::steady_clock;
+  const auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  {
+    // First use: the block circuit and the generators' tables are built and cached.
+    const auto t0 = clock::now();
+    BlockedInstance warm = make_blocked(bits, radius, random_in_ball(1024, radius, rng), *gens, rng);
+    REQUIRE(prove_blocked(warm, *gens, rng));
+    std::printf("first proof at d = 1024 (circuit, tables): %.2f s\n", secs(t0, clock::now()));
+  }
+  const auto tc = clock::now();
+  BlockedInstance in = make_blocked(bits, radius, random_in_ball(d, radius, rng), *gens, rng);
+  std::printf("d = %zu commitments: %.2f s\n", d, secs(tc, clock::now()));
+  for (unsigned threads : thread_counts) {
+    const std::clock_t c0 = std::clock();  // process CPU time, all threads
+    const auto t0 = clock::now();
+    auto proof = prove_blocked(in, *gens, rng, threads);
+    const auto t1 = clock::now();
+    const std::clock_t c1 = std::clock();
+    REQUIRE(proof);
+    const auto bytes = proof->encode();
+    auto decoded = BlockedBallProof::decode(bytes);
+    REQUIRE(decoded);
+    const auto t2 = clock::now();
+    CHECK(verify_blocked(in.st, *gens, *decoded, threads).ok());
+    const auto t3 = clock::now();
+    std::printf("blocked ball b=%u d=%zu threads=%u: prove %.2f s (CPU %.2f s), verify %.2f s (decode %.3f s), "
+                "%zu bytes\n",
+                bits, d, threads, secs(t0, t1), static_cast<double>(c1 - c0) / CLOCKS_PER_SEC, secs(t2, t3),
+                secs(t1, t2), bytes.size());
+  }
+}
+}  // namespace
+
+TEST_CASE("ball blocked: timing d = 1024", "[.bench][ball-blocked][ball-blocked-1024]") {
+  bench_blocked(1024, {1});
+  // The single-circuit proof of the same size, for comparison.
+  auto gens = gens_for(32, 1024);
+  DeterministicRng rng(32);
+  std::vector<Scalar> x;
+  for (std::int64_t v : random_in_ball(1024, std::uint64_t{1} << 30, rng)) x.push_back(Scalar::from_i64(v));
+  Instance in = make_instance(32, std::uint64_t{1} << 30, x, *gens, rng);
+  for (int rep = 0; rep < 2; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto proof = prove(in, *gens, rng);
+    const auto t1 = std::chrono::steady_clock::now();
+    REQUIRE(proof);
+    CHECK(verifies(in.st, *gens, *proof));
+    const auto t2 = std::chrono::steady_clock::now();
+    std::printf("single ball b=32 d=1024: prove %.2f s, verify %.2f s, %zu bytes\n",
+                std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count(),
+                proof->encode().size());
+  }
+}
+TEST_CASE("ball blocked: timing d = 10000", "[.bench][ball-blocked][ball-blocked-10000]") {
+  bench_blocked(10000, {1, 2});
+}
+TEST_CASE("ball blocked: timing d = 100000", "[.bench][ball-blocked-100000]") { bench_blocked(100000, {2}); }
