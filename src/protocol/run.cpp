@@ -102,6 +102,22 @@ Transcript party_transcript(const Bytes32& sid, std::uint32_t index, std::string
   return t;
 }
 
+// Box proofs go in blocks of kBoxBlock coordinates (2·kBoxBlock range-proof values, the range
+// proof's limit): block b covers [b·kBoxBlock, min((b + 1)·kBoxBlock, d)) and is proven on the
+// party transcript with `blocks` = LE64(B) and `block` = LE64(b) appended, so a block proves only
+// its own position (docs/protocol.md § Input-domain proof).
+constexpr std::uint32_t kBoxBlock = sigma::kMaxRangeValues / 2;
+std::uint32_t box_blocks(const SessionParams& p) { return (p.dim + kBoxBlock - 1) / kBoxBlock; }
+std::pair<std::uint32_t, std::uint32_t> box_block_range(const SessionParams& p, std::uint32_t b) {
+  return {b * kBoxBlock, std::min(p.dim, (b + 1) * kBoxBlock)};
+}
+Transcript box_block_transcript(const Transcript& party, const SessionParams& p, std::uint32_t b) {
+  Transcript t = party.clone();
+  t.append_u64("blocks", box_blocks(p));
+  t.append_u64("block", b);
+  return t;
+}
+
 // The input-domain proof (docs/protocol.md § Input-domain proof). Box: one range proof over 2d
 // values, x_j and M − x_j, each in [0, 2^input_bits), which with M < 2^input_bits and
 // 2^(input_bits+1) < ℓ means x_j ∈ [0, M]. L2 ball: one ball proof (sigma/ball.hpp) that the d
@@ -109,9 +125,11 @@ Transcript party_transcript(const Bytes32& sid, std::uint32_t index, std::string
 // The same set also holds the d vector generators of the pairwise commitments D_uv and of the
 // output proof.
 std::shared_ptr<const GeneratorSet> domain_gens(const SessionParams& p) {
-  const std::size_t domain = p.input_domain == InputDomain::l2_ball
-                                 ? sigma::ball_generators(p.input_bits, p.dim)
-                                 : sigma::range_generators(p.input_bits, 2 * std::size_t{p.dim});
+  const std::size_t domain =
+      p.input_domain == InputDomain::l2_ball
+          ? (p.dim <= sigma::kMaxBallDim ? sigma::ball_generators(p.input_bits, p.dim)
+                                         : sigma::ball_blocked_generators(p.input_bits, p.dim))
+          : sigma::range_generators(p.input_bits, 2 * std::size_t{std::min(p.dim, kBoxBlock)});
   return GeneratorSet::get("gopa", std::max(domain, output_generators(p.dim)));
 }
 
@@ -142,22 +160,6 @@ std::vector<Point> input_domain_statement(const SessionParams& p, std::span<cons
   const Point mg = gens.G() * Scalar::from_u64(p.input_max);
   for (const Point& c : inputs) out.push_back(mg - c);
   return out;
-}
-
-// Box proofs go in blocks of kBoxBlock coordinates (2·kBoxBlock range-proof values, the range
-// proof's limit): block b covers [b·kBoxBlock, min((b + 1)·kBoxBlock, d)) and is proven on the
-// party transcript with `blocks` = LE64(B) and `block` = LE64(b) appended, so a block proves only
-// its own position (docs/protocol.md § Input-domain proof).
-constexpr std::uint32_t kBoxBlock = sigma::kMaxRangeValues / 2;
-std::uint32_t box_blocks(const SessionParams& p) { return (p.dim + kBoxBlock - 1) / kBoxBlock; }
-std::pair<std::uint32_t, std::uint32_t> box_block_range(const SessionParams& p, std::uint32_t b) {
-  return {b * kBoxBlock, std::min(p.dim, (b + 1) * kBoxBlock)};
-}
-Transcript box_block_transcript(const Transcript& party, const SessionParams& p, std::uint32_t b) {
-  Transcript t = party.clone();
-  t.append_u64("blocks", box_blocks(p));
-  t.append_u64("block", b);
-  return t;
 }
 
 // Joint public randomness: SHA-256 over the attempt and its revealed shares in party order.
@@ -1090,7 +1092,21 @@ class Party {
   Bytes ball_proof(const Bytes32& sid, const SessionParams& p, const std::vector<SecretScalar>& values,
                    std::vector<Point>& commitments, const GeneratorSet& gens) {
     Transcript t = party_transcript(sid, index_, domain_statement(p));
-    std::optional<sigma::BallProof> proof;
+    // One circuit up to kMaxBallDim coordinates, the blocked proof (on threads_) beyond.
+    auto prove = [&](Transcript& tr) {
+      Bytes out;
+      if (p.dim <= sigma::kMaxBallDim) {
+        auto proof = sigma::prove_ball(tr, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
+        GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
+        out = proof->encode();
+      } else {
+        auto proof = sigma::prove_ball_blocked(tr, gens, p.input_bits, p.input_max, commitments, values, input_blind_,
+                                               *rng_, threads_);
+        GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
+        out = proof->encode();
+      }
+      return out;
+    };
     if (cheat == CheatKind::forge) {
       // Commits to x_0 − K, K = 2^b (below −C: the average moves down by K/n), and proves x_0:
       // P carries δ·G with δ = K, the gap of binding 0, fixed before the binding challenge
@@ -1101,17 +1117,15 @@ class Party {
       testing::Deviation dev;
       dev.wire_offsets.push_back({testing::Along::kG, 0, k});
       testing::ScopedDeviation scope(dev);
-      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
-    } else if (cheat == CheatKind::range) {
+      return prove(t);
+    }
+    if (cheat == CheatKind::range) {
       testing::Deviation dev;
       dev.prove_outside_domain = true;
       testing::ScopedDeviation scope(dev);
-      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
-    } else {
-      proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
+      return prove(t);
     }
-    GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
-    return proof->encode();
+    return prove(t);
   }
 
   // The first coordinate that puts this party's input just outside the ball: the smallest
@@ -1423,24 +1437,44 @@ struct BoxDomain {
   }
 };
 
+// One circuit (kind 0x04) up to kMaxBallDim coordinates, the blocked proof (0x05) beyond.
 struct BallDomain {
-  using Proof = sigma::BallProof;
+  struct Proof {
+    std::optional<sigma::BallProof> single;
+    std::optional<sigma::BlockedBallProof> blocked;
+  };
   using Statement = sigma::BallStatement;
   static constexpr const char* kMalformed = "L2-ball proof malformed";
   static std::optional<Proof> decode(const SessionParams& p, const CommitMessage& m) {
-    auto proof = sigma::BallProof::decode(m.domain_proof);
-    if (!proof || proof->bits != p.input_bits || proof->d != p.dim || m.inputs.size() != p.dim) return std::nullopt;
-    return proof;
+    if (m.inputs.size() != p.dim) return std::nullopt;
+    Proof out;
+    if (p.dim <= sigma::kMaxBallDim) {
+      out.single = sigma::BallProof::decode(m.domain_proof);
+      if (!out.single || out.single->bits != p.input_bits || out.single->d != p.dim) return std::nullopt;
+    } else {
+      out.blocked = sigma::BlockedBallProof::decode(m.domain_proof);
+      if (!out.blocked || out.blocked->bits != p.input_bits || out.blocked->d != p.dim) return std::nullopt;
+    }
+    return out;
   }
   static Statement statement(const SessionParams& p, const CommitMessage& m, const GeneratorSet&) {
     return {p.input_bits, p.input_max, m.inputs};
   }
   static sigma::VerifyResult batch(std::span<Transcript> t, const GeneratorSet& gens, std::span<const Statement> st,
                                    std::span<const Proof> proofs, Rng& rng) {
-    return sigma::batch_verify_ball(t, gens, st, proofs, rng);
+    if (!proofs.empty() && proofs.front().blocked) {  // blocked proofs: one by one
+      for (std::size_t i = 0; i < proofs.size(); ++i) {
+        Transcript ti = t[i].clone();
+        if (auto r = verify(ti, gens, st[i], proofs[i]); !r) return r;
+      }
+      return sigma::VerifyResult::valid();
+    }
+    std::vector<sigma::BallProof> singles;
+    for (const auto& pr : proofs) singles.push_back(*pr.single);
+    return sigma::batch_verify_ball(t, gens, st, singles, rng);
   }
   static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof) {
-    return sigma::verify_ball(t, gens, st, proof);
+    return proof.blocked ? sigma::verify_ball_blocked(t, gens, st, *proof.blocked) : sigma::verify_ball(t, gens, st, *proof.single);
   }
   static std::string rejected(const SessionParams& p, const std::string& why) {
     return "input outside the L2 ball of radius C = " + fmt_real(p.input_max_real()) + " (L2-ball proof rejected: " + why + ")";

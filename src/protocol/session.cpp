@@ -146,8 +146,9 @@ std::optional<std::string> SessionParams::validate() const {
     if (input_bits == 64 && input_max >= (std::uint64_t{1} << 63)) {
       return "input_max: the radius C must be below 2^63 in fixed point for the L2 ball";
     }
-    if (dim > sigma::kMaxBallDim) {
-      return "dim: the L2 ball is proven for at most " + std::to_string(sigma::kMaxBallDim) + " coordinates (got " +
+    // More than kMaxBallDim coordinates: the blocked proof (docs/proofs.md §5.3).
+    if (dim > sigma::kMaxBlockedBallDim) {
+      return "dim: the L2 ball is proven for at most " + std::to_string(sigma::kMaxBlockedBallDim) + " coordinates (got " +
              std::to_string(dim) + ")";
     }
   } else if (input_domain != InputDomain::box) {
