@@ -97,8 +97,9 @@ struct GaussianClaim {
   std::span<const std::uint8_t> proof;
 };
 
-// All claims checked with one multi-scalar multiplication (random weights from rng, which the
-// provers must not predict). A failure names the first malformed claim, or says that the
+// All claims checked with one multi-scalar multiplication (every block of every claim with its
+// own random weight from rng, which the provers must not predict; each claim's block size is
+// read from its encoding). A failure names the first malformed claim, or says that the
 // batched equation failed: then at least one claim is invalid and verify_gaussian_encoded on
 // each tells which.
 [[nodiscard]] sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d,
