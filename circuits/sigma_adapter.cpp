@@ -3,8 +3,16 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <limits>
+#include <map>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <thread>
 
 #include "gopa/check.hpp"
 #include "gopa/pedersen.hpp"
@@ -12,8 +20,6 @@
 
 namespace gopa::circuits {
 namespace {
-
-constexpr const char* kGaussianProtocol = "gopa/gaussian-sample v1";
 
 struct Index {
   std::vector<std::uint32_t> slot;  // var → witness or public index
@@ -33,14 +39,6 @@ sigma::LinComb convert(const LinComb& lc, const Index& ix) {
 
 std::shared_ptr<const GeneratorSet> gens_for(const sigma::Circuit& c) {
   return GeneratorSet::get("gopa", c.generators_needed());
-}
-
-void bind_statement(Transcript& t, const SamplerParams& p, std::size_t d, const Circuit& c) {
-  t.domain_separator(kGaussianProtocol);
-  t.append_message("circuit-name", p.circuit_name(d));
-  const Bytes32 id = c.id();
-  t.append_message("circuit-id", std::span<const std::uint8_t>(id));
-  t.append_u64("d", d);
 }
 
 // Records the circuit with the given seed values (all zero for the verifier's copy: the
@@ -93,6 +91,183 @@ SigmaCircuit to_sigma(const Circuit& c, std::span<const Scalar> z, std::span<con
   return out;
 }
 
+namespace {
+
+// ------------------------------------------------------------------ blocks
+
+constexpr const char* kBlocksProtocol = "gopa/gaussian-sample-blocks v1";
+constexpr std::size_t kHeaderBytes = 1 + 4 + 4;
+
+// The partition of d samples into blocks of `block` (a multiple of samples_per_call).
+struct Blocks {
+  std::size_t d = 0, block = 0, count = 0;
+  [[nodiscard]] std::size_t first(std::size_t k) const { return k * block; }
+  [[nodiscard]] std::size_t len(std::size_t k) const { return std::min(block, d - k * block); }
+  [[nodiscard]] std::size_t first_seed(const SamplerParams& p, std::size_t k) const {
+    return k * block / p.samples_per_call() * p.seeds_per_call();
+  }
+};
+
+// Empty when block is not acceptable for (p, d).
+std::optional<Blocks> partition(const SamplerParams& p, std::size_t d, std::size_t block) {
+  if (d == 0 || block == 0 || block > kMaxGaussianBlock || block % p.samples_per_call() != 0) return std::nullopt;
+  Blocks b{d, block, (d + block - 1) / block};
+  if (b.count > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
+  return b;
+}
+
+// The circuit of one block of `len` samples, recorded once (seeds zero, y zero: the circuit does
+// not depend on either; the prover checks that its own recording has the same id).
+struct BlockCircuit {
+  std::size_t len = 0;
+  std::string name;
+  Bytes32 id{};
+  sigma::Circuit circuit;
+  std::size_t body_size = 0;
+};
+
+std::shared_ptr<const BlockCircuit> make_block_circuit(const SamplerParams& p, std::size_t len) {
+  const std::size_t need = seeds_needed(p, len);
+  std::vector<i128> zeros(need, 0);
+  std::vector<std::uint64_t> ys(need, 0);
+  auto rec = record(p, len, zeros, ys);
+  auto out = std::make_shared<BlockCircuit>();
+  out->len = len;
+  out->name = p.circuit_name(len);
+  out->id = rec->circuit().id();
+  out->circuit = to_sigma(rec->circuit(), {}, {}).circuit;
+  out->body_size = sigma::CircuitProof::body_size(out->circuit);
+  return out;
+}
+
+// At most two circuits per partition: the full block and a shorter last block.
+struct BlockCircuits {
+  std::shared_ptr<const BlockCircuit> full, last;
+  [[nodiscard]] const BlockCircuit& of(const Blocks& b, std::size_t k) const {
+    return b.len(k) == full->len ? *full : *last;
+  }
+};
+
+// Circuits by length, shared by the claims of one call.
+class CircuitCache {
+ public:
+  BlockCircuits get(const SamplerParams& p, const Blocks& b) {
+    BlockCircuits out;
+    out.full = one(p, b.len(0));
+    out.last = one(p, b.len(b.count - 1));
+    return out;
+  }
+
+ private:
+  std::shared_ptr<const BlockCircuit> one(const SamplerParams& p, std::size_t len) {
+    auto& slot = by_len_[len];
+    if (!slot) slot = make_block_circuit(p, len);
+    return slot;
+  }
+  std::map<std::size_t, std::shared_ptr<const BlockCircuit>> by_len_;
+};
+
+// The whole statement, bound once; each block's transcript is a clone of it.
+Transcript statement_transcript(const SamplerParams& p, const Blocks& b, std::span<const std::uint64_t> ys,
+                                std::span<const Point> seed_commitments, std::span<const Point> sample_commitments) {
+  Transcript t("gopa");
+  t.domain_separator(kBlocksProtocol);
+  t.append_message("sampler", p.circuit_name(b.d));
+  t.append_u64("d", b.d);
+  t.append_u64("block", b.block);
+  t.append_u64("blocks", b.count);
+  std::vector<std::uint8_t> yb;
+  yb.reserve(8 * ys.size());
+  for (std::uint64_t y : ys)
+    for (int i = 0; i < 8; ++i) yb.push_back(static_cast<std::uint8_t>(y >> (8 * i)));
+  t.append_message("y", std::span<const std::uint8_t>(yb));
+  t.append_points("seed-commitments", seed_commitments);
+  t.append_points("sample-commitments", sample_commitments);
+  return t;
+}
+
+Transcript block_transcript(const Transcript& statement, std::size_t k, const BlockCircuit& bc) {
+  Transcript t = statement.clone();
+  t.append_u64("block-index", k);
+  t.append_message("circuit-name", bc.name);
+  t.append_message("circuit-id", std::span<const std::uint8_t>(bc.id));
+  return t;
+}
+
+// Runs fn(k) for k < count on up to `threads` threads (inline for one); the first exception
+// is rethrown.
+template <class Fn>
+void for_blocks(std::size_t count, unsigned threads, Fn&& fn) {
+  const std::size_t workers = std::min<std::size_t>(std::max(1U, threads), count);
+  if (workers <= 1) {
+    for (std::size_t k = 0; k < count; ++k) fn(k);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;
+  auto work = [&] {
+    for (;;) {
+      const std::size_t k = next.fetch_add(1);
+      if (k >= count) return;
+      try {
+        fn(k);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        next.store(count);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t i = 1; i < workers; ++i) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
+void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+std::uint32_t get_u32(std::span<const std::uint8_t> in) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(in[static_cast<std::size_t>(i)]) << (8 * i);
+  return v;
+}
+
+std::vector<Scalar> publics_of(std::span<const std::uint64_t> ys) {
+  std::vector<Scalar> out;
+  out.reserve(ys.size());
+  for (std::uint64_t y : ys) out.push_back(Scalar::from_u64(y));
+  return out;
+}
+
+// One block's witness: records the block's samples from its seeds (constant time in the seeds)
+// and returns the recorder, whose committed outputs are the samples.
+std::unique_ptr<Recorder> record_block(const SamplerParams& p, const Blocks& b, std::size_t k,
+                                       std::span<const PrivateSeed> seeds, std::span<const std::uint64_t> ys,
+                                       std::vector<std::int64_t>& samples) {
+  const std::size_t s0 = b.first_seed(p, k), ns = seeds_needed(p, b.len(k));
+  std::vector<i128> xs;
+  xs.reserve(ns);
+  for (std::size_t i = s0; i < s0 + ns; ++i) xs.push_back(static_cast<i128>(seeds[i].value()));
+  auto rec = record(p, b.len(k), xs, ys.subspan(s0, ns), &samples);
+  sodium_memzero(xs.data(), xs.size() * sizeof(i128));
+  return rec;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> GaussianBlocks::encode() const {
+  std::vector<std::uint8_t> out;
+  out.push_back(kGaussianBlocksVersion);
+  put_u32(out, block);
+  put_u32(out, static_cast<std::uint32_t>(blocks.size()));
+  for (const auto& b : blocks) b.encode_body(out);
+  return out;
+}
+
 std::size_t GaussianProof::size_bytes() const {
   return 32U * sample_commitments.size() + proof.encode().size();
 }
@@ -100,48 +275,91 @@ std::size_t GaussianProof::size_bytes() const {
 GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
                              std::span<const PrivateSeed> seeds, std::span<const std::uint64_t> ys,
                              std::vector<std::int64_t>& samples, std::vector<SecretScalar>& blinders,
-                             Rng& rng) {
+                             Rng& rng, std::size_t block, unsigned threads) {
   const std::size_t need = seeds_needed(p, d);
   GOPA_CHECK(seeds.size() == need && ys.size() == need, "wrong number of seeds");
-  // Recording (hints included) is constant time in the seeds (recorder.hpp); the samples are
-  // the recorded outputs, so no variable-time clear evaluation touches the secrets.
-  std::vector<i128> xs;
-  for (const PrivateSeed& s : seeds) xs.push_back(static_cast<i128>(s.value()));
-  auto rec = record(p, d, xs, ys, &samples);
-  sodium_memzero(xs.data(), xs.size() * sizeof(i128));
-  GOPA_CHECK(check_witness(rec->circuit(), rec->values()).ok(), "sampler witness does not satisfy its circuit");
-  SigmaCircuit sc = to_sigma(rec->circuit(), rec->values());
-  auto gens = gens_for(sc.circuit);
-  GaussianProof out;
-  std::vector<Point> coms;
-  std::vector<SecretScalar> blind;
-  for (const PrivateSeed& s : seeds) {
-    coms.push_back(s.commitment());
-    blind.push_back(s.blinder().clone());
-  }
+  const auto part = partition(p, d, block);
+  GOPA_CHECK(part.has_value(), "d must be positive and the block a positive multiple of samples_per_call, at most kMaxGaussianBlock");
+  const Blocks b = *part;
+  CircuitCache cache;
+  const BlockCircuits circuits = cache.get(p, b);
+  auto gens = gens_for(circuits.full->circuit);
+
+  // Randomness first, in a fixed order, so that nothing depends on the thread count: the
+  // sample blinders, then one 32-byte generator seed per block.
   blinders.clear();
-  for (std::uint32_t v : rec->circuit().vars_of(VarKind::kOutput)) {
-    SecretScalar r = SecretScalar::random(rng);
-    const SecretScalar eta(rec->values()[v]);
-    out.sample_commitments.push_back(commit(eta, r, *gens));
-    coms.push_back(out.sample_commitments.back());
-    blinders.push_back(r.clone());
-    blind.push_back(std::move(r));
-  }
-  Transcript t("gopa");
-  bind_statement(t, p, d, rec->circuit());
-  out.proof = sigma::prove_circuit(t, *gens, sc.circuit, sc.publics, coms, sc.witness, blind, rng);
+  blinders.reserve(d);
+  for (std::size_t j = 0; j < d; ++j) blinders.push_back(SecretScalar::random(rng));
+  std::vector<std::array<std::uint8_t, 32>> block_seeds(b.count);
+  for (auto& s : block_seeds) rng.fill(s);
+
+  // Pass 1: the samples and their commitments (the statement binds all of them). Recording
+  // (hints included) is constant time in the seeds (recorder.hpp); the samples are the recorded
+  // outputs, so no variable-time clear evaluation touches the secrets.
+  GaussianProof out;
+  out.sample_commitments.resize(d);
+  samples.assign(d, 0);
+  for_blocks(b.count, threads, [&](std::size_t k) {
+    std::vector<std::int64_t> mine;
+    auto rec = record_block(p, b, k, seeds, ys, mine);
+    const auto outs = rec->circuit().vars_of(VarKind::kOutput);
+    GOPA_CHECK(mine.size() == b.len(k) && outs.size() == b.len(k), "block sample count");
+    for (std::size_t i = 0; i < outs.size(); ++i) {
+      const SecretScalar eta(rec->values()[outs[i]]);
+      out.sample_commitments[b.first(k) + i] = commit(eta, blinders[b.first(k) + i], *gens);
+      samples[b.first(k) + i] = mine[i];
+    }
+  });
+
+  // Pass 2: each block recorded again and proven; one block's witness per thread at a time.
+  std::vector<Point> seed_coms;
+  seed_coms.reserve(need);
+  for (const PrivateSeed& s : seeds) seed_coms.push_back(s.commitment());
+  const Transcript statement = statement_transcript(p, b, ys, seed_coms, out.sample_commitments);
+  out.proof.block = static_cast<std::uint32_t>(b.block);
+  out.proof.blocks.resize(b.count);
+  for_blocks(b.count, threads, [&](std::size_t k) {
+    const BlockCircuit& bc = circuits.of(b, k);
+    std::vector<std::int64_t> mine;
+    auto rec = record_block(p, b, k, seeds, ys, mine);
+    GOPA_CHECK(rec->circuit().id() == bc.id, "the block circuit depends on its inputs");
+    GOPA_CHECK(check_witness(rec->circuit(), rec->values()).ok(), "sampler witness does not satisfy its circuit");
+    std::vector<Scalar> publics;
+    std::vector<SecretScalar> witness;
+    const auto& vars = rec->circuit().vars;
+    for (std::size_t i = 0; i < vars.size(); ++i) {
+      if (vars[i] == VarKind::kPublic) publics.push_back(rec->values()[i]);
+      else witness.emplace_back(rec->values()[i]);
+    }
+    rec.reset();
+    const std::size_t s0 = b.first_seed(p, k), ns = seeds_needed(p, b.len(k));
+    std::vector<Point> coms(seed_coms.begin() + static_cast<std::ptrdiff_t>(s0),
+                            seed_coms.begin() + static_cast<std::ptrdiff_t>(s0 + ns));
+    std::vector<SecretScalar> blind;
+    blind.reserve(ns + b.len(k));
+    for (std::size_t i = s0; i < s0 + ns; ++i) blind.push_back(seeds[i].blinder().clone());
+    for (std::size_t j = b.first(k); j < b.first(k) + b.len(k); ++j) {
+      coms.push_back(out.sample_commitments[j]);
+      blind.push_back(blinders[j].clone());
+    }
+    Transcript t = block_transcript(statement, k, bc);
+    DeterministicRng brng(block_seeds[k]);
+    sodium_memzero(block_seeds[k].data(), block_seeds[k].size());
+    out.proof.blocks[k] = sigma::prove_circuit(t, *gens, bc.circuit, publics, coms, witness, blind, brng);
+  });
   return out;
 }
 
 sigma::VerifyResult verify_gaussian(const SamplerParams& p, std::size_t d,
                                     std::span<const std::uint64_t> ys,
                                     std::span<const Point> seed_commitments,
-                                    const GaussianProof& proof) {
-  return verify_gaussian_encoded(p, d, ys, seed_commitments, proof.sample_commitments, proof.proof.encode());
+                                    const GaussianProof& proof, unsigned threads) {
+  return verify_gaussian_encoded(p, d, ys, seed_commitments, proof.sample_commitments, proof.proof.encode(),
+                                 threads);
 }
 
-ProofCost measure_proof(const SamplerParams& p, std::size_t d, int reps, std::uint64_t seed) {
+ProofCost measure_proof(const SamplerParams& p, std::size_t d, int reps, std::uint64_t seed, std::size_t block,
+                        unsigned threads) {
   DeterministicRng rng(seed);
   const std::size_t need = seeds_needed(p, d);
   std::vector<PrivateSeed> seeds;
@@ -161,9 +379,9 @@ ProofCost measure_proof(const SamplerParams& p, std::size_t d, int reps, std::ui
     std::vector<std::int64_t> samples;
     std::vector<SecretScalar> blinders;
     const auto t0 = std::chrono::steady_clock::now();
-    GaussianProof pr = prove_gaussian(p, d, seeds, ys, samples, blinders, rng);
+    GaussianProof pr = prove_gaussian(p, d, seeds, ys, samples, blinders, rng, block, threads);
     const auto t1 = std::chrono::steady_clock::now();
-    const bool ok = verify_gaussian(p, d, ys, coms, pr).ok();
+    const bool ok = verify_gaussian(p, d, ys, coms, pr, threads).ok();
     const auto t2 = std::chrono::steady_clock::now();
     c.verified = c.verified && ok;
     c.bytes = pr.size_bytes();
@@ -182,34 +400,71 @@ ProofCost measure_proof(const SamplerParams& p, std::size_t d, int reps, std::ui
 
 namespace {
 
-// The verifier's side of one claim: the recorded circuit (sizes and publics), the decoded proof,
-// the commitments in binding order, and the transcript with the statement bound.
+// The verifier's side of one claim: the partition read from the encoding, the block circuits,
+// the statement transcript, and each block's proof bytes (decoded one block at a time).
 struct PreparedClaim {
-  SigmaCircuit sc;
-  std::optional<sigma::CircuitProof> proof;
-  std::vector<Point> coms;
-  Transcript t{"gopa"};
+  Blocks b;
+  BlockCircuits circuits;
+  std::optional<Transcript> statement;
+  std::vector<std::span<const std::uint8_t>> bodies;
 };
 
-sigma::VerifyResult prepare_claim(const SamplerParams& p, std::size_t d, const GaussianClaim& c, PreparedClaim& out) {
+sigma::VerifyResult prepare_claim(const SamplerParams& p, std::size_t d, const GaussianClaim& c, CircuitCache& cache,
+                                  PreparedClaim& out) {
+  using sigma::VerifyResult;
+  using sigma::VerifyStatus;
   const std::size_t need = seeds_needed(p, d);
-  if (c.ys.size() != need || c.seed_commitments.size() != need || c.sample_commitments.size() != d)
-    return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: wrong statement sizes");
+  if (d == 0 || c.ys.size() != need || c.seed_commitments.size() != need || c.sample_commitments.size() != d)
+    return VerifyResult::fail(VerifyStatus::kBadStatement, "gaussian: wrong statement sizes");
   for (std::uint64_t y : c.ys)
     if (p.m < 64 && (y >> p.m) != 0)
-      return sigma::VerifyResult::fail(sigma::VerifyStatus::kBadStatement, "gaussian: public randomness out of range");
-  std::vector<i128> zeros(need, 0);
-  auto rec = record(p, d, zeros, c.ys);
-  std::vector<Scalar> publics;
-  for (std::uint64_t y : c.ys) publics.push_back(Scalar::from_u64(y));
-  out.sc = to_sigma(rec->circuit(), {}, publics);
-  out.proof = sigma::CircuitProof::decode(c.proof, out.sc.circuit);
-  if (!out.proof)
-    return sigma::VerifyResult::fail(sigma::VerifyStatus::kMalformedProof, "gaussian: proof encoding is malformed");
-  out.coms.assign(c.seed_commitments.begin(), c.seed_commitments.end());
-  out.coms.insert(out.coms.end(), c.sample_commitments.begin(), c.sample_commitments.end());
-  bind_statement(out.t, p, d, rec->circuit());
-  return sigma::VerifyResult::valid();
+      return VerifyResult::fail(VerifyStatus::kBadStatement, "gaussian: public randomness out of range");
+  if (c.proof.size() < kHeaderBytes || c.proof[0] != kGaussianBlocksVersion)
+    return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: proof header is malformed");
+  const std::uint32_t block = get_u32(c.proof.subspan(1, 4));
+  const std::uint32_t count = get_u32(c.proof.subspan(5, 4));
+  const auto part = partition(p, d, block);
+  if (!part)
+    return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: block size not acceptable for the sampler");
+  if (part->count != count)
+    return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: block count is not ceil(d / block)");
+  out.b = *part;
+  out.circuits = cache.get(p, out.b);
+  std::size_t at = kHeaderBytes;
+  out.bodies.clear();
+  for (std::size_t k = 0; k < out.b.count; ++k) {
+    const std::size_t n = out.circuits.of(out.b, k).body_size;
+    if (c.proof.size() - at < n)
+      return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: proof is truncated");
+    out.bodies.push_back(c.proof.subspan(at, n));
+    at += n;
+  }
+  if (at != c.proof.size())
+    return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: trailing bytes after the last block");
+  out.statement.emplace(statement_transcript(p, out.b, c.ys, c.seed_commitments, c.sample_commitments));
+  return VerifyResult::valid();
+}
+
+// Block k of a prepared claim: its proof, publics, commitments and transcript; calls
+// check(t, circuit, publics, coms, proof).
+template <class Check>
+sigma::VerifyResult with_block(const SamplerParams& p, const GaussianClaim& c, const PreparedClaim& pc, std::size_t k,
+                               Check&& check) {
+  const BlockCircuit& bc = pc.circuits.of(pc.b, k);
+  auto proof = sigma::CircuitProof::decode_body(pc.bodies[k], bc.circuit);
+  if (!proof)
+    return sigma::VerifyResult::fail(sigma::VerifyStatus::kMalformedProof,
+                                     "gaussian: block " + std::to_string(k) + " encoding is malformed");
+  const std::size_t s0 = pc.b.first_seed(p, k), ns = seeds_needed(p, pc.b.len(k));
+  const std::vector<Scalar> publics = publics_of(c.ys.subspan(s0, ns));
+  std::vector<Point> coms(c.seed_commitments.begin() + static_cast<std::ptrdiff_t>(s0),
+                          c.seed_commitments.begin() + static_cast<std::ptrdiff_t>(s0 + ns));
+  const auto samples = c.sample_commitments.subspan(pc.b.first(k), pc.b.len(k));
+  coms.insert(coms.end(), samples.begin(), samples.end());
+  Transcript t = block_transcript(*pc.statement, k, bc);
+  sigma::VerifyResult r = check(t, bc.circuit, publics, coms, *proof);
+  if (!r) r.message = "block " + std::to_string(k) + ": " + r.message;
+  return r;
 }
 
 }  // namespace
@@ -218,31 +473,56 @@ sigma::VerifyResult verify_gaussian_encoded(const SamplerParams& p, std::size_t 
                                             std::span<const std::uint64_t> ys,
                                             std::span<const Point> seed_commitments,
                                             std::span<const Point> sample_commitments,
-                                            std::span<const std::uint8_t> proof) {
+                                            std::span<const std::uint8_t> proof, unsigned threads) {
+  const GaussianClaim c{ys, seed_commitments, sample_commitments, proof};
+  CircuitCache cache;
   PreparedClaim pc;
-  if (auto r = prepare_claim(p, d, {ys, seed_commitments, sample_commitments, proof}, pc); !r) return r;
-  auto gens = gens_for(pc.sc.circuit);
-  return sigma::verify_circuit(pc.t, *gens, pc.sc.circuit, pc.sc.publics, pc.coms, *pc.proof);
+  if (auto r = prepare_claim(p, d, c, cache, pc); !r) return r;
+  auto gens = gens_for(pc.circuits.full->circuit);
+  std::vector<sigma::VerifyResult> results(pc.b.count);
+  for_blocks(pc.b.count, threads, [&](std::size_t k) {
+    results[k] = with_block(p, c, pc, k, [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
+                                             std::span<const Point> coms, const sigma::CircuitProof& pr) {
+      return sigma::verify_circuit(t, *gens, circ, publics, coms, pr);
+    });
+  });
+  for (auto& r : results)
+    if (!r) return std::move(r);
+  return sigma::VerifyResult::valid();
 }
 
 sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d, std::span<const GaussianClaim> claims,
                                           Rng& rng) {
-  sigma::MsmTerms eq;
-  std::shared_ptr<const GeneratorSet> gens;
+  CircuitCache cache;
+  std::vector<PreparedClaim> prepared(claims.size());
+  std::size_t gens_needed = 0;
   for (std::size_t i = 0; i < claims.size(); ++i) {
-    PreparedClaim pc;
-    sigma::VerifyResult r = prepare_claim(p, d, claims[i], pc);
-    if (r) {
-      if (!gens) gens = gens_for(pc.sc.circuit);
-      eq.set_weight(Scalar::random_nonzero(rng));
-      r = sigma::add_circuit_terms(pc.t, *gens, pc.sc.circuit, pc.sc.publics, pc.coms, *pc.proof, eq);
-    }
+    sigma::VerifyResult r = prepare_claim(p, d, claims[i], cache, prepared[i]);
     if (!r) {
       r.message = "proof " + std::to_string(i) + ": " + r.message;
       return r;
     }
+    gens_needed = std::max(gens_needed, prepared[i].circuits.full->circuit.generators_needed());
   }
-  if (gens && !eq.is_identity(*gens))
+  if (claims.empty()) return sigma::VerifyResult::valid();
+  auto gens = GeneratorSet::get("gopa", gens_needed);
+  sigma::MsmTerms eq;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    for (std::size_t k = 0; k < prepared[i].b.count; ++k) {
+      sigma::VerifyResult r =
+          with_block(p, claims[i], prepared[i], k,
+                     [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
+                         std::span<const Point> coms, const sigma::CircuitProof& pr) {
+                       eq.set_weight(Scalar::random_nonzero(rng));
+                       return sigma::add_circuit_terms(t, *gens, circ, publics, coms, pr, eq);
+                     });
+      if (!r) {
+        r.message = "proof " + std::to_string(i) + ": " + r.message;
+        return r;
+      }
+    }
+  }
+  if (!eq.is_identity(*gens))
     return sigma::VerifyResult::fail(sigma::VerifyStatus::kBatchEquation,
                                      "gaussian: batched final equation fails: at least one proof is invalid");
   return sigma::VerifyResult::valid();

@@ -47,7 +47,7 @@ struct Verdicts {
 
 // The claim (seed commitments as committed, sample commitments as published) checked alone and
 // in a batch with an honest claim.
-Verdicts check(const Setup& s, std::span<const Point> samples, const sigma::CircuitProof& proof, Rng& rng) {
+Verdicts check(const Setup& s, std::span<const Point> samples, const GaussianBlocks& proof, Rng& rng) {
   const auto bytes = proof.encode();
   Verdicts v{};
   v.single = verify_gaussian_encoded(s.p, s.d, s.ys, s.seed_coms, samples, bytes).ok();

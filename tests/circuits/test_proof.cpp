@@ -2,6 +2,7 @@
 // (circuits/sigma_adapter) and verified; cheating statements are rejected.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -131,5 +132,273 @@ TEST_CASE("Gaussian samples: batch verification accepts valid claims and rejects
     auto r = batch_verify_gaussian(p, 1, claims_of(coms), rng);
     CHECK(r.status == gopa::sigma::VerifyStatus::kMalformedProof);
     CHECK(r.message.rfind("proof 3:", 0) == 0);
+  }
+}
+
+// Blocked proofs (docs/circuits.md §6.3): d samples in blocks of `block`, each block one circuit
+// proof bound to the whole statement and to its position. Box–Muller f = 12, blocks of 4.
+namespace {
+
+struct Proven {
+  GaussianProof pr;
+  std::vector<std::uint8_t> bytes;
+  std::vector<std::int64_t> samples;
+  std::vector<gopa::SecretScalar> blinders;
+};
+
+Proven prove(const Setup& s, gopa::Rng& rng, std::size_t block, unsigned threads = 1) {
+  Proven out;
+  out.pr = prove_gaussian(s.p, s.d, s.seeds, s.ys, out.samples, out.blinders, rng, block, threads);
+  out.bytes = out.pr.proof.encode();
+  return out;
+}
+
+bool verifies(const Setup& s, std::span<const Point> coms, std::span<const std::uint8_t> bytes, unsigned threads = 1) {
+  return verify_gaussian_encoded(s.p, s.d, s.ys, s.seed_coms, coms, bytes, threads).ok();
+}
+
+// The same statement with the first d of s's seeds (the seeds of a shorter or longer d share
+// their prefix when both need as many calls).
+Setup with_d(const Setup& s, std::size_t d) {
+  Setup t{s.p, d, {}, s.seed_coms, s.ys};
+  for (const auto& x : s.seeds) t.seeds.emplace_back(x.value(), x.blinder().clone(), s.p.m);
+  return t;
+}
+
+void put_u32(std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+}  // namespace
+
+TEST_CASE("Gaussian samples in blocks: every length around the block size verifies", "[circuits][proof][blocks]") {
+  gopa::DeterministicRng rng(71);
+  constexpr std::size_t kBlock = 4;
+  auto gens = gopa::GeneratorSet::get("gopa", 0);
+  for (std::size_t d : {std::size_t{1}, kBlock - 1, kBlock, kBlock + 1, 3 * kBlock + 1}) {
+    INFO("d = " << d);
+    Setup s = setup(SamplerKind::kBoxMuller, 12, d, rng);
+    Proven a = prove(s, rng, kBlock);
+    const std::size_t count = (d + kBlock - 1) / kBlock;
+    CHECK(a.pr.proof.blocks.size() == count);
+    CHECK(a.bytes[0] == kGaussianBlocksVersion);
+    CHECK(a.bytes[1] == kBlock);
+    CHECK(a.bytes[5] == count);
+    CHECK(verify_gaussian(s.p, s.d, s.ys, s.seed_coms, a.pr).ok());
+    CHECK(verifies(s, a.pr.sample_commitments, a.bytes));
+    REQUIRE(a.samples.size() == d);
+    REQUIRE(a.blinders.size() == d);
+    for (std::size_t i = 0; i < d; ++i)
+      CHECK(gopa::verify_opening(a.pr.sample_commitments[i], scalar_from_i128(a.samples[i]),
+                                 a.blinders[i].declassify(), *gens));
+    // The samples are those of one unblocked circuit (the sampler is deterministic in seeds, y).
+    std::vector<std::uint64_t> uniform;
+    for (std::size_t i = 0; i < s.seeds.size(); ++i)
+      uniform.push_back((s.seeds[i].value() + s.ys[i]) & ((std::uint64_t{1} << s.p.m) - 1U));
+    std::vector<std::int64_t> clear;
+    CHECK(clear_samples(s.p, uniform, clear));
+    clear.resize(d);
+    CHECK(clear == a.samples);
+    // A sample commitment replaced by one to 2η + 1 (same blinder), first and last sample.
+    for (std::size_t j : {std::size_t{0}, d - 1}) {
+      auto coms = a.pr.sample_commitments;
+      coms[j] = gopa::commit(gopa::SecretScalar(scalar_from_i128(2 * a.samples[j] + 1)), a.blinders[j], *gens);
+      CHECK_FALSE(verifies(s, coms, a.bytes));
+    }
+  }
+}
+
+TEST_CASE("Gaussian samples in blocks: reordered, dropped, duplicated, spliced or truncated blocks are rejected",
+          "[circuits][proof][blocks]") {
+  gopa::DeterministicRng rng(73);
+  constexpr std::size_t kBlock = 4;
+  const std::size_t d = 3 * kBlock + 1;
+  Setup s = setup(SamplerKind::kBoxMuller, 12, d, rng);
+  Proven a = prove(s, rng, kBlock);
+  REQUIRE(verifies(s, a.pr.sample_commitments, a.bytes));
+  REQUIRE(a.pr.proof.blocks.size() == 4);
+  auto rejects = [&](const GaussianBlocks& g, std::span<const Point> coms) {
+    return !verifies(s, coms, g.encode());
+  };
+  const auto& coms = a.pr.sample_commitments;
+  SECTION("two blocks swapped (with or without their sample commitments)") {
+    GaussianBlocks g = a.pr.proof;
+    std::swap(g.blocks[0], g.blocks[1]);
+    CHECK(rejects(g, coms));
+    auto c2 = coms;
+    std::swap_ranges(c2.begin(), c2.begin() + kBlock, c2.begin() + kBlock);
+    CHECK(rejects(g, c2));
+  }
+  SECTION("a block dropped") {
+    for (std::size_t k = 0; k < 4; ++k) {
+      GaussianBlocks g = a.pr.proof;
+      g.blocks.erase(g.blocks.begin() + static_cast<std::ptrdiff_t>(k));
+      CHECK(rejects(g, coms));
+    }
+    // Dropped with the block count left at 4: the encoding is short.
+    auto bytes = a.bytes;
+    bytes.resize(bytes.size() - a.pr.proof.blocks[3].encode().size() + 2);
+    CHECK_FALSE(verifies(s, coms, bytes));
+  }
+  SECTION("a block duplicated (in place of another, or appended)") {
+    GaussianBlocks g = a.pr.proof;
+    g.blocks[2] = g.blocks[1];
+    CHECK(rejects(g, coms));
+    GaussianBlocks h = a.pr.proof;
+    h.blocks.push_back(h.blocks[0]);
+    CHECK(rejects(h, coms));
+  }
+  SECTION("a block spliced from another party's proof (its own y's and seeds)") {
+    Setup other = setup(SamplerKind::kBoxMuller, 12, d, rng);
+    Proven b = prove(other, rng, kBlock);
+    REQUIRE(verifies(other, b.pr.sample_commitments, b.bytes));
+    GaussianBlocks g = a.pr.proof;
+    g.blocks[1] = b.pr.proof.blocks[1];
+    CHECK(rejects(g, coms));
+    auto c2 = coms;
+    std::copy_n(b.pr.sample_commitments.begin() + kBlock, kBlock, c2.begin() + kBlock);
+    CHECK(rejects(g, c2));
+  }
+  SECTION("a block from the same position of a proof of another d (same seeds and y's)") {
+    // d + 1 needs as many seeds as d (Box–Muller: two samples per call), so its blocks 0..2 are
+    // proofs about the same seeds, y's and samples.
+    Setup longer = with_d(s, d + 1);
+    Proven b = prove(longer, rng, kBlock);
+    REQUIRE(verifies(longer, b.pr.sample_commitments, b.bytes));
+    REQUIRE(std::equal(a.samples.begin(), a.samples.end(), b.samples.begin()));
+    GaussianBlocks g = a.pr.proof;
+    g.blocks[0] = b.pr.proof.blocks[0];
+    auto c2 = coms;
+    std::copy_n(b.pr.sample_commitments.begin(), kBlock, c2.begin());
+    CHECK(rejects(g, c2));
+    // And the other way round: the first three blocks of the d proof in the d + 1 proof.
+    GaussianBlocks h = b.pr.proof;
+    for (std::size_t k = 0; k < 3; ++k) h.blocks[k] = a.pr.proof.blocks[k];
+    auto c3 = b.pr.sample_commitments;
+    std::copy_n(coms.begin(), 3 * kBlock, c3.begin());
+    CHECK_FALSE(verifies(longer, c3, h.encode()));
+  }
+  SECTION("a block of a second honest proof of the same statement") {
+    Proven b = prove(s, rng, kBlock);
+    REQUIRE(verifies(s, b.pr.sample_commitments, b.bytes));
+    GaussianBlocks g = a.pr.proof;
+    g.blocks[2] = b.pr.proof.blocks[2];
+    auto c2 = coms;
+    std::copy_n(b.pr.sample_commitments.begin() + 2 * kBlock, kBlock, c2.begin() + 2 * kBlock);
+    CHECK(rejects(g, c2));
+  }
+  SECTION("truncated or extended encodings") {
+    for (std::size_t n = 0; n < a.bytes.size(); n += (n < 16 ? 1 : 29)) {
+      INFO("length " << n);
+      CHECK_FALSE(verifies(s, coms, std::span<const std::uint8_t>(a.bytes).first(n)));
+    }
+    CHECK_FALSE(verifies(s, coms, std::span<const std::uint8_t>(a.bytes).first(a.bytes.size() - 1)));
+    auto longer = a.bytes;
+    longer.push_back(0);
+    CHECK_FALSE(verifies(s, coms, longer));
+    auto version = a.bytes;
+    version[0] ^= 1;
+    CHECK_FALSE(verifies(s, coms, version));
+  }
+  SECTION("a wrong block size or block count field") {
+    for (std::uint32_t b : {0U, 1U, 2U, 3U, 5U, 6U, 8U, 12U, 16U, 2048U, 0xFFFFFFFFU}) {
+      auto bytes = a.bytes;
+      put_u32(bytes, 1, b);
+      INFO("block " << b);
+      CHECK_FALSE(verifies(s, coms, bytes));
+    }
+    for (std::uint32_t c : {0U, 3U, 5U, 0xFFFFFFFFU}) {
+      auto bytes = a.bytes;
+      put_u32(bytes, 5, c);
+      CHECK_FALSE(verifies(s, coms, bytes));
+    }
+  }
+  SECTION("the proof checked against another d") {
+    CHECK_FALSE(verify_gaussian_encoded(s.p, d - 1, s.ys, s.seed_coms, std::span<const Point>(coms).first(d - 1),
+                                        a.bytes)
+                    .ok());
+  }
+}
+
+TEST_CASE("Gaussian samples in blocks: a block size field with the same block count", "[circuits][proof][blocks]") {
+  // d = 13 in blocks of 8 has 2 blocks; so has d = 13 in blocks of 10 or 12. A field changed to
+  // 10 or 12 passes the count check and is rejected by the length or the block proofs.
+  gopa::DeterministicRng rng(79);
+  Setup s = setup(SamplerKind::kBoxMuller, 12, 13, rng);
+  Proven a = prove(s, rng, 8);
+  REQUIRE(verifies(s, a.pr.sample_commitments, a.bytes));
+  for (std::uint32_t b : {10U, 12U}) {
+    auto bytes = a.bytes;
+    put_u32(bytes, 1, b);
+    CHECK_FALSE(verifies(s, a.pr.sample_commitments, bytes));
+    // Re-proven honestly with that block size, the proof verifies.
+    Proven c = prove(s, rng, b);
+    CHECK(verifies(s, c.pr.sample_commitments, c.bytes));
+  }
+}
+
+TEST_CASE("Gaussian samples in blocks: the thread count changes neither the samples nor the proof",
+          "[circuits][proof][blocks]") {
+  constexpr std::size_t kBlock = 4;
+  gopa::DeterministicRng setup_rng(83);
+  Setup s = setup(SamplerKind::kBoxMuller, 12, 2 * kBlock + 3, setup_rng);
+  gopa::DeterministicRng r1(89), r2(89);
+  Proven one = prove(s, r1, kBlock, 1);
+  Proven two = prove(s, r2, kBlock, 2);
+  CHECK(one.samples == two.samples);
+  REQUIRE(one.blinders.size() == two.blinders.size());
+  for (std::size_t i = 0; i < one.blinders.size(); ++i)
+    CHECK(one.blinders[i].declassify() == two.blinders[i].declassify());
+  CHECK(one.pr.sample_commitments == two.pr.sample_commitments);
+  CHECK(one.bytes == two.bytes);
+  for (unsigned t : {1U, 2U, 3U}) {
+    CHECK(verifies(s, one.pr.sample_commitments, one.bytes, t));
+    CHECK(verifies(s, two.pr.sample_commitments, two.bytes, t));
+  }
+  // A bad block is found whatever the thread count.
+  GaussianBlocks g = two.pr.proof;
+  std::swap(g.blocks[1], g.blocks[2]);
+  for (unsigned t : {1U, 2U}) CHECK_FALSE(verifies(s, two.pr.sample_commitments, g.encode(), t));
+}
+
+TEST_CASE("Gaussian samples in blocks: batch verification weighs every block", "[circuits][proof][blocks][batch]") {
+  constexpr std::size_t kBlock = 4;
+  gopa::DeterministicRng rng(97);
+  const std::size_t d = kBlock + 1;
+  std::vector<Setup> setups;
+  std::vector<Proven> proofs;
+  for (int i = 0; i < 3; ++i) {
+    setups.push_back(setup(SamplerKind::kBoxMuller, 12, d, rng));
+    proofs.push_back(prove(setups.back(), rng, kBlock));
+  }
+  auto claims_of = [&]() {
+    std::vector<GaussianClaim> claims;
+    for (std::size_t i = 0; i < setups.size(); ++i)
+      claims.push_back({setups[i].ys, setups[i].seed_coms, proofs[i].pr.sample_commitments, proofs[i].bytes});
+    return claims;
+  };
+  const SamplerParams p = setups[0].p;
+  CHECK(batch_verify_gaussian(p, d, claims_of(), rng).ok());
+  SECTION("two blocks of one claim swapped") {
+    std::swap(proofs[1].pr.proof.blocks[0], proofs[1].pr.proof.blocks[1]);
+    proofs[1].bytes = proofs[1].pr.proof.encode();
+    auto r = batch_verify_gaussian(p, d, claims_of(), rng);
+    CHECK_FALSE(r.ok());
+  }
+  SECTION("a block of one claim in another") {
+    proofs[2].pr.proof.blocks[1] = proofs[0].pr.proof.blocks[1];
+    proofs[2].bytes = proofs[2].pr.proof.encode();
+    CHECK_FALSE(batch_verify_gaussian(p, d, claims_of(), rng).ok());
+  }
+  SECTION("a sample commitment changed") {
+    proofs[0].pr.sample_commitments[d - 1] += gopa::GeneratorSet::get("gopa", 0)->G();
+    auto r = batch_verify_gaussian(p, d, claims_of(), rng);
+    CHECK(r.status == gopa::sigma::VerifyStatus::kBatchEquation);
+  }
+  SECTION("a malformed claim is named") {
+    proofs[1].bytes.pop_back();
+    auto r = batch_verify_gaussian(p, d, claims_of(), rng);
+    CHECK(r.status == gopa::sigma::VerifyStatus::kMalformedProof);
+    CHECK(r.message.rfind("proof 1:", 0) == 0);
   }
 }
