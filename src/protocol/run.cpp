@@ -1006,9 +1006,9 @@ class Party {
       dev.wire_offsets.push_back({testing::Along::kG, 0,
                                   Scalar::from_u64(x1) - Scalar::from_u64(x0)});
       testing::ScopedDeviation scope(dev);
-      forged = circuits::prove_gaussian(sp, p.dim, chosen, ys, samples, blinders, *rng_);
+      forged = circuits::prove_gaussian(sp, p.dim, chosen, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock, threads_);
     }
-    auto noise = forged ? std::move(*forged) : circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, *rng_);
+    auto noise = forged ? std::move(*forged) : circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock, threads_);
     m.noise = std::move(noise.sample_commitments);
     m.noise_proof = noise.proof.encode();
     if (cheat == CheatKind::noise) {
