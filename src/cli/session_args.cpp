@@ -25,7 +25,8 @@ void add_session_options(CLI::App* cmd, SessionArgs& a) {
          "--parties", [&a](const std::uint32_t& n) { a.parties = n; a.parties_set = true; },
          "number of parties n, 2.." + std::to_string(gp::SessionParams::kMaxParties))
       ->check(CLI::Range(2u, gp::SessionParams::kMaxParties));
-  cmd->add_option("--dim,-d", a.dim, "coordinates per input, 1..4096 (default 1)")->check(CLI::Range(1u, 4096u));
+  cmd->add_option("--dim,-d", a.dim, "coordinates per input, 1..131072 (default 1); messages longer than a board entry are posted in chunks")
+      ->check(CLI::Range(1u, gp::SessionParams::kMaxDim));
   cmd->add_option("--input-domain", a.input_domain,
                   "box: every coordinate in [0, M] (default); l2-ball: signed vectors with ‖x‖₂ <= C, as clipped "
                   "gradients (L2 sensitivity 2C instead of M·√d)");
@@ -159,9 +160,6 @@ PlannedSession plan_session(const SessionArgs& a) {
   if (a.input_max <= 0 || a.input_max >= max_limit) {
     throw UsageError("--input-max: must be in (0, " + std::to_string(static_cast<int>(max_limit)) + ")" +
                      (domain == gp::InputDomain::l2_ball ? " for the L2 ball" : ""));
-  }
-  if (domain == gp::InputDomain::l2_ball && a.dim > 1024) {
-    throw UsageError("--dim: the L2 ball is proven for at most 1024 coordinates");
   }
   if (a.parties > gp::SessionParams::kMaxParties) {
     throw UsageError("--parties: at most " + std::to_string(gp::SessionParams::kMaxParties) +
