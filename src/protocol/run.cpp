@@ -856,10 +856,13 @@ class Party {
 
   // The signed entries of one message: one entry, or its chunks when it is longer than an entry.
   std::vector<Bytes> entries(const Bytes32& sid, std::uint32_t round, MessageType type, Bytes payload) {
+    std::vector<Bytes> parts = chunk_payloads(std::move(payload));
+    if (parts.size() > 1 && chunk_posts) chunk_posts(index_, type, round, parts);  // test only
     std::vector<Bytes> out;
-    for (Bytes& part : chunk_payloads(std::move(payload))) out.push_back(entry(sid, round, type, std::move(part)));
+    for (Bytes& part : parts) out.push_back(entry(sid, round, type, std::move(part)));
     return out;
   }
+  std::function<void(std::uint32_t, MessageType, std::uint32_t, std::vector<Bytes>&)> chunk_posts;
 
   SeedCommitMessage seed_commit(const Bytes32& sid, const SessionParams& p) {
     GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
@@ -2079,7 +2082,10 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // The parties, and who deviates (a seeded shuffle).
   std::vector<std::unique_ptr<Party>> parties;
   parties.reserve(p.parties);
-  for (std::uint32_t u = 0; u < p.parties; ++u) parties.push_back(std::make_unique<Party>(u, cfg.seed, cfg.inputs[u]));
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    parties.push_back(std::make_unique<Party>(u, cfg.seed, cfg.inputs[u]));
+    parties.back()->chunk_posts = cfg.chunk_posts;
+  }
   {
     std::vector<std::uint32_t> order(p.parties);
     for (std::uint32_t u = 0; u < p.parties; ++u) order[u] = u;

@@ -819,3 +819,50 @@ TEST_CASE("The L2 ball: run_session and a party refuse inputs outside the ball b
   CHECK(std::fabs(t.outcomes[0]->value().estimate[0] + 0.6) < 0.1);
   CHECK(std::fabs(t.outcomes[0]->value().estimate[1] - 0.8) < 0.1);
 }
+
+TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spliced ones exclude only their sender",
+          "[protocol][run][chunks]") {
+  // d = 800: a party's commitment message (two points per coordinate, about 50 bytes of noise
+  // proof per sample, the input-domain proof) passes one board entry and travels in two chunks. Party 0 posts its chunks in reverse order, party 1
+  // withholds its last one, party 2 splices in a chunk of another message of its own; party 3 is
+  // honest throughout.
+  RunConfig cfg = config(4, 800, 61);
+  cfg.chunk_posts = [](std::uint32_t u, bulletin::MessageType type, std::uint32_t, std::vector<Bytes>& chunks) {
+    if (type != bulletin::MessageType::commitment) return;
+    REQUIRE(chunks.size() >= 2);
+    if (u == 0) std::reverse(chunks.begin(), chunks.end());
+    if (u == 1) chunks.pop_back();
+    if (u == 2) {
+      // The same message with one byte changed, chunked again: its chunk 1 has another digest.
+      const auto h = decode_chunk(chunks[0]);
+      REQUIRE(h.has_value());
+      Bytes other;
+      for (const Bytes& c : chunks) other.insert(other.end(), c.begin() + kChunkHeader, c.end());
+      other.back() ^= 1;
+      chunks[1] = chunk_payloads(other)[1];
+    }
+  };
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  auto report = run_session(cfg, *board);
+  REQUIRE(report.ok());
+  const RunReport& r = report.value();
+  INFO(r.withheld);
+  CHECK(r.counted == std::vector<std::uint32_t>{0, 3});
+  REQUIRE(r.excluded.count(1) == 1);
+  REQUIRE(r.excluded.count(2) == 1);
+  INFO(r.excluded.at(1));
+  INFO(r.excluded.at(2));
+  CHECK(r.excluded.at(1).find("malformed") == std::string::npos);  // withheld: missing, as a drop-out
+  CHECK(r.excluded.at(2).find("chunks of two different messages") != std::string::npos);
+  REQUIRE(r.estimate.size() == 800);
+  for (std::uint32_t j : {0U, 511U, 512U, 799U}) {
+    const double mean = (cfg.params.from_fixed(static_cast<std::int64_t>(cfg.inputs[0][j])) +
+                         cfg.params.from_fixed(static_cast<std::int64_t>(cfg.inputs[3][j]))) / 2;
+    CHECK(std::fabs(r.estimate[j] - mean) < 1.0);
+  }
+  AuditReport a = audit_session(*board);
+  CHECK(a.estimate == r.estimate);
+  CHECK(check_detail(a, "released result").rfind("PASS", 0) == 0);
+  CHECK(a.misbehaving.count(0) == 0);
+  CHECK(a.misbehaving.count(3) == 0);
+}

@@ -525,21 +525,21 @@ void check_completeness(const std::vector<CompletenessCase>& cases, std::uint64_
 }  // namespace
 
 TEST_CASE("ball blocked: honest proofs verify across block boundaries", "[sigma][ball][blocked]") {
-  check_completeness({{16, 30000, 1},
-                      {16, 30000, 1023},
+  check_completeness({{16, 30000, 1}, {16, 30000, 1025}, {8, 127, 1}, {8, 127, 1030}}, 21);
+}
+
+// The other sizes (about a minute more), run with the `long` label (ctest -L long -R test_sigma_long)
+// or ./test_sigma "[slow]".
+TEST_CASE("ball blocked: honest proofs at b = 16, 32 and d = 1023, 1024, 3000", "[.][slow][sigma][ball][blocked]") {
+  check_completeness({{16, 30000, 1023},
                       {16, 30000, 1024},
-                      {16, 30000, 1025},
                       {16, 30000, 3000},
                       {32, 1U << 30, 1},
                       {32, (1U << 31) - 1, 1025},
-                      {8, 127, 1},
-                      {8, 127, 1030}},
-                     21);
-}
-
-// The remaining sizes at b = 32 (about 30 s more): ./test_sigma "[slow]".
-TEST_CASE("ball blocked: honest proofs at b = 32, d = 1023, 1024, 3000", "[.][slow][sigma][ball][blocked]") {
-  check_completeness({{32, 1U << 30, 1023}, {32, 1U << 30, 1024}, {32, (1U << 31) - 1, 3000}}, 28);
+                      {32, 1U << 30, 1023},
+                      {32, 1U << 30, 1024},
+                      {32, (1U << 31) - 1, 3000}},
+                     28);
 }
 
 TEST_CASE("ball blocked: on the sphere passes, one ulp over fails (norm over several blocks)",

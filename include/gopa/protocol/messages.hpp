@@ -174,8 +174,10 @@ struct CommitMessage {
   std::vector<std::uint32_t> neighbours; // sorted, distinct
   std::vector<Point> edge_terms;         // neighbours.size(): D_uv of each neighbour
   std::vector<Point> noise;              // d: η_j·G + r_j·H at the sampler's precision
-  Bytes domain_proof;  // input-domain proof: sigma::RangeProof (box) or sigma::BallProof (L2 ball) encoding
-  Bytes noise_proof;                     // gopa::sigma::CircuitProof encoding (circuits::prove_gaussian)
+  // Input-domain proof: box, ⌈d/512⌉ sigma::RangeProof encodings one after the other; L2 ball, a
+  // sigma::BallProof (d ≤ 1,024) or sigma::BlockedBallProof encoding.
+  Bytes domain_proof;
+  Bytes noise_proof;                     // circuits::GaussianBlocks encoding (circuits::prove_gaussian)
   [[nodiscard]] Bytes encode() const;
   [[nodiscard]] static std::optional<CommitMessage> decode(std::span<const std::uint8_t> in,
                                                            std::uint32_t dim, std::uint32_t parties,

@@ -92,6 +92,11 @@ struct RunConfig {
   // is then posted, in the order given, signed by the roster party its member field names (a
   // party off the committee posting, a member posting out of turn or after the end).
   std::function<void(std::uint32_t call, std::uint32_t attempt, std::vector<sampling::HiddenMessage>& log)> committee_posts;
+  // TEST ONLY: rewrites the chunk payloads of a party's message that travels in chunks (type and
+  // round given) before they are signed: reordered, dropped, or replaced by chunks of another
+  // message — a sender that reorders, withholds or splices its chunks.
+  std::function<void(std::uint32_t party, bulletin::MessageType type, std::uint32_t round, std::vector<Bytes>& chunks)>
+      chunk_posts;
 };
 
 struct PhaseTime {
