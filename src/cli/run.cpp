@@ -281,7 +281,7 @@ int run_run(const RunArgs& args) {
       if (done == total) std::fprintf(stderr, "\n");
       return;
     }
-    const bool tenth = total >= 100 && done % (total / 10) == 0;
+    const bool tenth = done % std::max<std::size_t>(1, total / 10) == 0;  // every tenth, or each of fewer than 10
     if (done == total || tenth) std::fprintf(stderr, "gopa run: %s %zu/%zu\n", phase.c_str(), done, total);
   };
   auto report = gp::run_session(cfg, *board.value());

@@ -434,7 +434,7 @@ BlockedBallProof forge_partial_sums(const BlockedInstance& in, const GeneratorSe
     for (std::size_t j = start; j < start + n; ++j) {
       const Scalar shifted = in.values[j].declassify() + c;
       const auto enc = shifted.encode();
-      for (unsigned i = 0; i < bits; ++i) w.push_back(SecretScalar::from_u64((enc[i / 8] >> (i % 8)) & 1U));
+      for (unsigned i = 0; i < bits; ++i) w.push_back(SecretScalar::from_u64((static_cast<unsigned>(enc[i / 8]) >> (i % 8)) & 1U));
       w.push_back(in.values[j] * in.values[j]);
       bl.push_back(in.blinders[j].clone());
       coms.push_back(in.st.commitments[j]);
@@ -448,7 +448,7 @@ BlockedBallProof forge_partial_sums(const BlockedInstance& in, const GeneratorSe
   }
   std::vector<SecretScalar> w;
   const auto enc = slack.declassify().encode();
-  for (unsigned i = 0; i < 2 * bits; ++i) w.push_back(SecretScalar::from_u64((enc[i / 8] >> (i % 8)) & 1U));
+  for (unsigned i = 0; i < 2 * bits; ++i) w.push_back(SecretScalar::from_u64((static_cast<unsigned>(enc[i / 8]) >> (i % 8)) & 1U));
   const Point com = ball_slack_commitment(gens, in.st.radius, proof.partial);
   Transcript fork = ball_slack_transcript(t);
   proof.slack = prove_circuit(fork, gens, *ball_slack_circuit(bits), {}, {&com, 1}, w, {&slack_blinder, 1}, rng);
