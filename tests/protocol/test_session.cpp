@@ -358,9 +358,13 @@ TEST_CASE("The L2 ball domain: validated limits, encoding, fixed-point inputs", 
   CHECK(q.validate()->find("input_max") == 0);
   box.input_max = std::uint64_t{1} << 31;  // the box allows M up to 2^b − 1
   CHECK_FALSE(box.validate().has_value());
+  // Beyond 1,024 coordinates the ball is proven in blocks (docs/proofs.md §5.3): any d the session
+  // allows.
   q = p;
   q.dim = 1025;
   q.neighbors = 1;
+  CHECK_FALSE(q.validate().has_value());
+  q.dim = SessionParams::kMaxDim + 1;
   REQUIRE(q.validate().has_value());
   CHECK(q.validate()->find("dim") == 0);
   CHECK(p.fixed_input_max(32767.0).has_value());
