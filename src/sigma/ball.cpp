@@ -50,6 +50,20 @@ unsigned char append_bits(const SecretScalar& v, unsigned bits, std::vector<Secr
   sodium_memzero(enc, sizeof enc);
   return high;
 }
+
+// The coordinates of a ball circuit, shared by the one-circuit and the blocked proofs: per
+// coordinate its b bits (β(β − 1) = 0), x_j = Σ_i 2^i·β_i − C bound to the next commitment, and
+// the gate x_j·x_j; returns Σ_j x_j².
+LinComb ball_coordinates(CircuitBuilder& b, const LinComb& radius, unsigned bits, std::size_t n) {
+  LinComb norm_sq;
+  for (std::size_t j = 0; j < n; ++j) {
+    const LinComb x = b.bits(bits) - radius;  // b.bits(bits) is x_j + C
+    b.bind_commitment(x);
+    norm_sq += b.mul(x, x);
+  }
+  return norm_sq;
+}
+
 }  // namespace
 
 bool ball_params_supported(unsigned bits, std::size_t d, std::uint64_t radius) noexcept {
@@ -69,28 +83,8 @@ std::shared_ptr<const Circuit> ball_circuit(unsigned bits, std::size_t d) {
     CircuitBuilder b(CircuitBuilder::kVerifier);
     const LinComb radius = b.public_input(Scalar::zero());
     const LinComb radius_sq = b.public_input(Scalar::zero());
-    LinComb norm_sq;
-    for (std::size_t j = 0; j < d; ++j) {
-      LinComb shifted;  // x_j + C
-      Scalar pow2 = Scalar::one();
-      for (unsigned i = 0; i < bits; ++i) {
-        LinComb bit = b.secret();
-        b.assert_mul(bit, bit - Scalar::one(), LinComb{});
-        shifted += bit * pow2;
-        pow2 += pow2;
-      }
-      const LinComb x = shifted - radius;
-      b.bind_commitment(x);
-      norm_sq += b.mul(x, x);
-    }
-    LinComb slack;  // C² − Σ x_j²
-    Scalar pow2 = Scalar::one();
-    for (unsigned i = 0; i < 2 * bits; ++i) {
-      LinComb bit = b.secret();
-      b.assert_mul(bit, bit - Scalar::one(), LinComb{});
-      slack += bit * pow2;
-      pow2 += pow2;
-    }
+    const LinComb norm_sq = ball_coordinates(b, radius, bits, d);
+    const LinComb slack = b.bits(2 * bits);  // C² − Σ x_j²
     b.assert_equal(slack, radius_sq - norm_sq);
     slot = std::make_shared<const Circuit>(b.circuit());
   }
@@ -280,21 +274,7 @@ std::shared_ptr<const Circuit> ball_block_circuit(unsigned bits, std::size_t n) 
     // order). Bindings: x_j for each coordinate, then Σ_j x_j² (the block's S_k).
     CircuitBuilder b(CircuitBuilder::kVerifier);
     const LinComb radius = b.public_input(Scalar::zero());
-    LinComb norm_sq;
-    for (std::size_t j = 0; j < n; ++j) {
-      LinComb shifted;  // x_j + C
-      Scalar pow2 = Scalar::one();
-      for (unsigned i = 0; i < bits; ++i) {
-        LinComb bit = b.secret();
-        b.assert_mul(bit, bit - Scalar::one(), LinComb{});
-        shifted += bit * pow2;
-        pow2 += pow2;
-      }
-      const LinComb x = shifted - radius;
-      b.bind_commitment(x);
-      norm_sq += b.mul(x, x);
-    }
-    b.bind_commitment(norm_sq);
+    b.bind_commitment(ball_coordinates(b, radius, bits, n));
     return std::make_shared<const Circuit>(b.circuit());
   };
   // Kept: the full block's circuit per b, and the last-used shorter one per b (decoding and
@@ -315,15 +295,7 @@ std::shared_ptr<const Circuit> ball_slack_circuit(unsigned bits) {
   auto& slot = cache[bits];
   if (!slot) {
     CircuitBuilder b(CircuitBuilder::kVerifier);
-    LinComb slack;
-    Scalar pow2 = Scalar::one();
-    for (unsigned i = 0; i < 2 * bits; ++i) {
-      LinComb bit = b.secret();
-      b.assert_mul(bit, bit - Scalar::one(), LinComb{});
-      slack += bit * pow2;
-      pow2 += pow2;
-    }
-    b.bind_commitment(slack);
+    b.bind_commitment(b.bits(2 * bits));
     slot = std::make_shared<const Circuit>(b.circuit());
   }
   return slot;

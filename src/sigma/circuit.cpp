@@ -180,6 +180,18 @@ LinComb CircuitBuilder::push_witness(SecretScalar v) {
 
 LinComb CircuitBuilder::secret(SecretScalar value) { return push_witness(std::move(value)); }
 
+LinComb CircuitBuilder::bits(unsigned n) {
+  LinComb sum;
+  Scalar pow2 = Scalar::one();
+  for (unsigned i = 0; i < n; ++i) {
+    LinComb bit = secret();
+    assert_mul(bit, bit - Scalar::one(), LinComb{});
+    sum += bit * pow2;
+    pow2 += pow2;
+  }
+  return sum;
+}
+
 LinComb CircuitBuilder::committed(SecretScalar value) {
   LinComb v = push_witness(std::move(value));
   circuit_.bindings.push_back(v);

@@ -35,17 +35,7 @@ std::shared_ptr<const Circuit> range_circuit(unsigned bits, std::size_t d) {
   auto& slot = cache[{bits, d}];
   if (!slot) {
     CircuitBuilder b(CircuitBuilder::kVerifier);
-    for (std::size_t j = 0; j < d; ++j) {
-      LinComb sum;
-      Scalar pow2 = Scalar::one();
-      for (unsigned i = 0; i < bits; ++i) {
-        LinComb bit = b.secret();
-        b.assert_mul(bit, bit - Scalar::one(), LinComb{});
-        sum += bit * pow2;
-        pow2 += pow2;
-      }
-      b.bind_commitment(sum);
-    }
+    for (std::size_t j = 0; j < d; ++j) b.bind_commitment(b.bits(bits));
     slot = std::make_shared<const Circuit>(b.circuit());
   }
   return slot;

@@ -101,6 +101,9 @@ class CircuitBuilder {
   [[nodiscard]] bool proving() const noexcept { return mode_ == kProver; }
   // A new secret variable (its value is ignored in verifier mode; pass SecretScalar()).
   LinComb secret(SecretScalar value = SecretScalar());
+  // n new secret bits β_0..β_{n−1} (each constrained by β·(β − 1) = 0, in order), and their value
+  // Σ_i 2^i·β_i: a verifier's bit decomposition (range and L2-ball circuits).
+  LinComb bits(unsigned n);
   // A secret variable bound to the next commitment in order (V_0, V_1, …).
   LinComb committed(SecretScalar value = SecretScalar());
   // Binds an existing expression to the next commitment.
