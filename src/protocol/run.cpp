@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -111,9 +112,9 @@ std::uint32_t box_blocks(const SessionParams& p) { return (p.dim + kBoxBlock - 1
 std::pair<std::uint32_t, std::uint32_t> box_block_range(const SessionParams& p, std::uint32_t b) {
   return {b * kBoxBlock, std::min(p.dim, (b + 1) * kBoxBlock)};
 }
-Transcript box_block_transcript(const Transcript& party, const SessionParams& p, std::uint32_t b) {
+Transcript box_block_transcript(const Transcript& party, std::size_t blocks, std::size_t b) {
   Transcript t = party.clone();
-  t.append_u64("blocks", box_blocks(p));
+  t.append_u64("blocks", blocks);
   t.append_u64("block", b);
   return t;
 }
@@ -357,7 +358,8 @@ void settle_attempt(View& v, std::uint32_t a) {
 }
 
 // Reads the whole log up to the board's signed checkpoint, 1,024 entries at a time, and calls
-// visit(raw) on every entry in board order (list_sessions, and a restarting party's own_entries).
+// visit(raw) on every entry in board order (read_view, list_sessions, and a restarting party's
+// own_entries).
 template <class Visit>
 bulletin::Status scan_log(bulletin::Board& board, Visit&& visit) {
   auto cp = board.checkpoint();
@@ -368,7 +370,14 @@ bulletin::Status scan_log(bulletin::Board& board, Visit&& visit) {
   for (std::uint64_t at = 0; at < size; at += 1024) {
     auto batch = board.read(at, std::min(size, at + 1024));
     if (!batch) return batch.error();
-    for (const auto& raw : batch.value()) visit(raw);
+    for (const auto& raw : batch.value()) {
+      // A visitor returning a Status stops the scan at its first error.
+      if constexpr (std::is_void_v<std::invoke_result_t<Visit&, decltype(raw)>>) {
+        visit(raw);
+      } else if (bulletin::Status st = visit(raw); !st) {
+        return st;
+      }
+    }
   }
   return {};
 }
@@ -378,270 +387,263 @@ bulletin::Status scan_log(bulletin::Board& board, Visit&& visit) {
 // passed over; their count is kept.
 bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Bytes32>& session = std::nullopt) {
   View v;
-  auto cp = board.checkpoint();
-  if (!cp) return cp.error();
-  auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
-  if (!opened) return opened.error();
-  const std::uint64_t size = opened.value().size;
-  for (std::uint64_t at = 0; at < size; at += 1024) {
-    auto batch = board.read(at, std::min(size, at + 1024));
-    if (!batch) return batch.error();
-    for (const auto& raw : batch.value()) {
-      ++v.entries;
-      v.bytes += raw.size();
-      auto e = bulletin::decode_entry(raw);
-      if (!e) {
-        v.log_problems.push_back(std::string("entry rejected: ") + e.error().message);
-        continue;
-      }
-      const Entry& en = e.value();
-      if (en.payload_kind != bulletin::PayloadKind::inline_bytes) {
-        v.log_problems.push_back("blob payloads are not used by this protocol version");
-        continue;
-      }
-      const bool other_session = v.head ? en.session_id != v.sid : session && en.session_id != *session;
-      if (other_session) {
-        ++v.other_sessions_entries;
-        continue;
-      }
-      if (en.type == MessageType::session_setup) {
-        if (v.head) {
-          v.log_problems.push_back("second session setup ignored");
-          continue;
-        }
-        std::string why;
-        auto h = SetupHead::decode(en.payload, &why);
-        if (!h) return make_error(Errc::malformed, "session setup: " + why);
-        if (h->params.session_id() != en.session_id) {
-          return make_error(Errc::malformed, "session setup: entry's session id is not the parameters' id");
-        }
-        v.head = std::move(*h);
-        v.sid = en.session_id;
-        v.coordinator = en.sender;
-      } else if (en.type == MessageType::party_key && v.head && !v.setup && en.session_id == v.sid &&
-                 en.sender == v.coordinator) {
-        std::string why;
-        auto c = RosterChunk::decode(en.payload, &why);
-        if (!c) return make_error(Errc::malformed, "roster chunk: " + why);
-        v.chunks.push_back(std::move(*c));
-      } else if (!v.setup || en.session_id != v.sid) {
-        v.log_problems.push_back("entry outside the session ignored");
-        continue;
-      }
-      if (!v.setup) {
-        // The setup completes with the entry that brings the roster to n keys.
-        std::string why;
-        v.setup = SetupMessage::assemble(*v.head, v.chunks, &why);
-        if (!why.empty()) return make_error(Errc::malformed, "session setup: " + why);
-        if (v.setup) {
-          for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.index_of[v.setup->roster[u].sign_key] = u;
-          v.noise_seeds = noise_seed_count(v.setup->params);
-          v.close_order = {commit_round_of(0), reveal_round_of(0)};
-          v.attempts.emplace_back();
-          for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.attempts[0].live.insert(u);
-        }
-        continue;
-      }
-      const SessionParams& p = v.setup->params;
-      if (en.sender == v.coordinator) {
-        // Rounds close one after the other in close_order; a close out of that order (a later
-        // round early, which would make honest parties' entries of it late) is refused.
-        if (en.type == MessageType::result && !v.result) {
-          Bytes assembled;
-          std::span<const std::uint8_t> payload = en.payload;
-          if (is_chunk(en.payload)) {
-            std::string why;
-            auto& a = v.assemblers[{View::kCoordinatorSender, en.type, en.round}];
-            const auto st = a.add(en.payload, &why);
-            if (st == ChunkAssembler::Status::bad) v.coordinator_problems.push_back("malformed result: " + why);
-            if (st != ChunkAssembler::Status::complete) continue;
-            assembled = a.take_message();
-            payload = assembled;
-          }
-          v.result = ResultMessage::decode(payload, p.dim, p.parties);
-          if (!v.result) v.coordinator_problems.push_back("malformed result");
-        } else if (en.type == MessageType::round_cosignature) {
-          const std::vector<std::uint32_t>& order = v.close_order;
-          auto mk = RoundMarker::decode(en.payload);
-          if (!mk || mk->round != en.round) {
-            v.coordinator_problems.push_back("malformed round close");
-          } else if (v.closed.count(mk->round)) {
-            // a repeated close changes nothing
-          } else if (v.closes < order.size() && order[v.closes] == mk->round) {
-            v.closed.insert(mk->round);
-            ++v.closes;
-            if (is_reveal_round(mk->round)) settle_attempt(v, attempt_of_round(mk->round));
-          } else {
-            v.coordinator_problems.push_back("close of round " + std::to_string(mk->round) + " out of order (next: " +
-                                             (v.closes < order.size() ? std::to_string(order[v.closes]) : std::string("none")) + ")");
-          }
-        } else if (en.type != MessageType::party_key) {
-          v.coordinator_problems.push_back(std::string("coordinator entry of type ") + message_type_name(en.type) + " ignored");
-        }
-        continue;
-      }
-      auto it = v.index_of.find(en.sender);
-      if (it == v.index_of.end()) {
-        v.log_problems.push_back("entry from a key outside the roster ignored");
-        continue;
-      }
-      const std::uint32_t u = it->second;
-      // Whatever its round, a (well-formed) masked value on the board is public: seeds are never
-      // revealed towards a party that posted one late (docs/protocol.md § Recovery).
-      // A chunk of one is public as soon as it is on the board, whether its message completes or not.
-      if (en.type == MessageType::masked_value &&
-          (is_chunk(en.payload) ? decode_chunk(en.payload).has_value() : MaskedMessage::decode(en.payload, p.dim).has_value())) {
-        v.masked_anywhere.insert(u);
-        if (!v.closed.count(kRoundRecovery)) v.any_masked.insert(u);
-      }
-      if (en.type == MessageType::complaint) {
-        if (auto m = ComplaintMessage::decode(en.payload); m && m->kind == ComplaintKind::seed_reveal) v.public_reveals.push_back(*m);
-      }
-      if (v.closed.count(en.round)) {
-        ++v.late;
-        continue;
+  const bulletin::Status read = scan_log(board, [&](const auto& raw) -> bulletin::Status {
+    ++v.entries;
+    v.bytes += raw.size();
+    auto e = bulletin::decode_entry(raw);
+    if (!e) {
+      v.log_problems.push_back(std::string("entry rejected: ") + e.error().message);
+      return {};
+    }
+    const Entry& en = e.value();
+    if (en.payload_kind != bulletin::PayloadKind::inline_bytes) {
+      v.log_problems.push_back("blob payloads are not used by this protocol version");
+      return {};
+    }
+    const bool other_session = v.head ? en.session_id != v.sid : session && en.session_id != *session;
+    if (other_session) {
+      ++v.other_sessions_entries;
+      return {};
+    }
+    if (en.type == MessageType::session_setup) {
+      if (v.head) {
+        v.log_problems.push_back("second session setup ignored");
+        return {};
       }
       std::string why;
-      const std::uint32_t r = en.round;
-      // Malformed: excluded for in rounds 2–8 and 11; named only elsewhere.
-      auto bad = [&](const char* what) {
-        const std::string text = std::string(what) + ": " + why;
-        // Only rounds 2–8 (and the committee's) decide exclusions. A restart round may be open
-        // long after the session ended (when no restart happened), and a marker decides nothing:
-        // what is malformed there names its sender only.
-        if (r == kRoundRecovery || is_restart_round(r) || en.type == MessageType::round_cosignature) {
-          v.misplaced.emplace(u, "malformed message in round " + std::to_string(r) + ": " + text);
-        } else {
-          v.malformed.emplace(u, text);
-        }
-      };
-      // Each type is read only in its own round; anything else is ignored and its sender named.
-      auto in_round = [&](bool ok, const char* what) {
-        if (!ok) v.misplaced.emplace(u, std::string(what) + " labelled round " + std::to_string(r) + ", outside its round");
-        return ok;
-      };
-      // Rounds in which parties post nothing (setup, result, the committee's without hidden noise,
-      // any other number): whatever a party labels so is ignored and names it, before its payload
-      // is even looked at.
-      if (!is_party_round(r) || (r == kRoundCommittee && p.noise != NoiseMode::hidden)) {
-        (void)in_round(false, message_type_name(en.type));
-        continue;
+      auto h = SetupHead::decode(en.payload, &why);
+      if (!h) return make_error(Errc::malformed, "session setup: " + why);
+      if (h->params.session_id() != en.session_id) {
+        return make_error(Errc::malformed, "session setup: entry's session id is not the parameters' id");
       }
-      // A chunked message is read once its last chunk arrives, whatever the chunks' order on the
-      // board; a chunk set that does not make one message is that party's malformed message.
-      Bytes assembled;
-      std::span<const std::uint8_t> payload = en.payload;
-      if (is_chunk(en.payload)) {
-        const bool chunkable = en.type == MessageType::noise_seed_commit || en.type == MessageType::commitment ||
-                               en.type == MessageType::masked_value || en.type == MessageType::noise_share;
-        if (!chunkable) {
-          why = "a message of this type is never chunked";
-          bad(message_type_name(en.type));
-          continue;
-        }
-        auto& a = v.assemblers[{u, en.type, r}];
-        const auto st = a.add(en.payload, &why);
-        if (st == ChunkAssembler::Status::bad) {
-          const std::string what = std::string("chunked ") + message_type_name(en.type);
-          bad(what.c_str());
-        }
-        if (st != ChunkAssembler::Status::complete) continue;
-        assembled = a.take_message();
-        payload = assembled;
-      }
-      // A party's first message of each kind counts; later ones are ignored (the board already
-      // refuses a different message under the same sequence number as equivocation).
-      switch (en.type) {
-        case MessageType::noise_seed_commit: {
-          if (!in_round(is_commit_round(r), "seed commitment")) break;
-          // A restart's round is open only once the attempt before it lost a reveal, and only to
-          // the parties that revealed in it.
-          const std::uint32_t a = attempt_of_round(r);
-          if (!in_round(a < v.attempts.size() && v.attempts[a].live.count(u) > 0, "randomness commitment")) break;
-          if (auto m = SeedCommitMessage::decode(payload, a == 0 ? v.noise_seeds : 0, &why)) {
-            v.attempts[a].commits.emplace(u, m->randomness_commitment);
-            if (a == 0) v.seed_commits.emplace(u, std::move(*m));
-          } else {
-            bad("seed commitment");
-          }
-          break;
-        }
-        case MessageType::noise_seed_reveal: {
-          if (!in_round(is_reveal_round(r), "randomness reveal")) break;
-          const std::uint32_t a = attempt_of_round(r);
-          if (!in_round(a < v.attempts.size() && v.attempts[a].live.count(u) > 0, "randomness reveal")) break;
-          if (auto m = SeedRevealMessage::decode(payload, &why)) v.attempts[a].reveals.emplace(u, m->share);
-          else bad("randomness reveal");
-          break;
-        }
-        case MessageType::edge_seed:
-          if (!in_round(r == kRoundEdgeSeed, "edge seed")) break;
-          if (auto m = EdgeSeedMessage::decode(payload, &why); m && m->lo == u && m->hi < p.parties) {
-            v.edge_seeds.emplace(std::make_pair(m->lo, m->hi), std::move(*m));
-          } else {
-            bad("edge seed");
-          }
-          break;
-        case MessageType::complaint:
-          if (!in_round(r == kRoundBoxComplaint || r == kRoundCancelComplaint || r == kRoundRecovery, "complaint")) break;
-          if (auto m = ComplaintMessage::decode(payload, &why); m && (m->lo == u || m->hi == u) && m->hi < p.parties) {
-            const bool right = m->kind == ComplaintKind::bad_box ? r == kRoundBoxComplaint : r != kRoundBoxComplaint;
-            if (!in_round(right, m->kind == ComplaintKind::bad_box ? "bad-box complaint" : "seed reveal")) break;
-            v.complaints.push_back({u, *m, r});
-          } else {
-            bad("complaint");
-          }
-          break;
-        case MessageType::commitment:
-          if (!in_round(r == kRoundCommit, "commitments")) break;
-          if (auto m = CommitMessage::decode(payload, p.dim, p.parties, &why)) {
-            if (v.commits.emplace(u, std::move(*m)).second) v.commit_digest[u] = digest(payload);
-          } else {
-            bad("commitments");
-          }
-          break;
-        case MessageType::round_cosignature:
-          if (auto m = RoundMarker::decode(payload, &why); m && m->round == en.round) v.done[m->round].insert(u);
-          else bad("round marker");
-          break;
-        case MessageType::committee:
-          if (!in_round(r == kRoundCommittee && p.noise == NoiseMode::hidden, "committee message")) break;
-          // Only the committee's members post here: anyone else's entry is ignored and names its
-          // sender, before its payload is looked at (docs/protocol.md § Hidden noise).
-          if (!v.committee.count(u)) {
-            v.misplaced.emplace(u, v.final_attempt ? "committee message from a party not on the committee"
-                                                   : "committee message before the joint randomness drew the committee");
-            break;
-          }
-          if (auto m = CommitteeMessage::decode(payload, &why); m && m->message.member == u) {
-            const Key32 d = digest(payload);
-            v.committee_digests.insert(v.committee_digests.end(), d.begin(), d.end());
-            v.committee_bytes += payload.size();
-            v.committee_log[{m->call, m->attempt}].push_back(std::move(m->message));
-          } else {
-            if (m) why = "its member field names another party";
-            bad("committee message");
-          }
-          break;
-        case MessageType::noise_share:
-          if (!in_round(r == kRoundRecovery, "noise shares")) break;
-          if (auto m = NoiseShareMessage::decode(payload, p.dim, &why)) v.noise_shares.emplace(u, std::move(*m));
-          else bad("noise shares");
-          break;
-        case MessageType::masked_value:
-          if (!in_round(r == kRoundMasked, "masked value")) break;
-          if (auto m = MaskedMessage::decode(payload, p.dim, &why)) {
-            if (v.masked.emplace(u, std::move(*m)).second) v.masked_digest[u] = digest(payload);
-          } else {
-            bad("masked value");
-          }
-          break;
-        default:
-          (void)in_round(false, "a coordinator's message");
-          break;
-      }
+      v.head = std::move(*h);
+      v.sid = en.session_id;
+      v.coordinator = en.sender;
+    } else if (en.type == MessageType::party_key && v.head && !v.setup && en.session_id == v.sid &&
+               en.sender == v.coordinator) {
+      std::string why;
+      auto c = RosterChunk::decode(en.payload, &why);
+      if (!c) return make_error(Errc::malformed, "roster chunk: " + why);
+      v.chunks.push_back(std::move(*c));
+    } else if (!v.setup || en.session_id != v.sid) {
+      v.log_problems.push_back("entry outside the session ignored");
+      return {};
     }
-  }
+    if (!v.setup) {
+      // The setup completes with the entry that brings the roster to n keys.
+      std::string why;
+      v.setup = SetupMessage::assemble(*v.head, v.chunks, &why);
+      if (!why.empty()) return make_error(Errc::malformed, "session setup: " + why);
+      if (v.setup) {
+        for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.index_of[v.setup->roster[u].sign_key] = u;
+        v.noise_seeds = noise_seed_count(v.setup->params);
+        v.close_order = {commit_round_of(0), reveal_round_of(0)};
+        v.attempts.emplace_back();
+        for (std::uint32_t u = 0; u < v.setup->roster.size(); ++u) v.attempts[0].live.insert(u);
+      }
+      return {};
+    }
+    const SessionParams& p = v.setup->params;
+    if (en.sender == v.coordinator) {
+      // Rounds close one after the other in close_order; a close out of that order (a later
+      // round early, which would make honest parties' entries of it late) is refused.
+      if (en.type == MessageType::result && !v.result) {
+        Bytes assembled;
+        std::span<const std::uint8_t> payload = en.payload;
+        if (is_chunk(en.payload)) {
+          std::string why;
+          auto& a = v.assemblers[{View::kCoordinatorSender, en.type, en.round}];
+          const auto st = a.add(en.payload, &why);
+          if (st == ChunkAssembler::Status::bad) v.coordinator_problems.push_back("malformed result: " + why);
+          if (st != ChunkAssembler::Status::complete) return {};
+          assembled = a.take_message();
+          payload = assembled;
+        }
+        v.result = ResultMessage::decode(payload, p.dim, p.parties);
+        if (!v.result) v.coordinator_problems.push_back("malformed result");
+      } else if (en.type == MessageType::round_cosignature) {
+        const std::vector<std::uint32_t>& order = v.close_order;
+        auto mk = RoundMarker::decode(en.payload);
+        if (!mk || mk->round != en.round) {
+          v.coordinator_problems.push_back("malformed round close");
+        } else if (v.closed.count(mk->round)) {
+          // a repeated close changes nothing
+        } else if (v.closes < order.size() && order[v.closes] == mk->round) {
+          v.closed.insert(mk->round);
+          ++v.closes;
+          if (is_reveal_round(mk->round)) settle_attempt(v, attempt_of_round(mk->round));
+        } else {
+          v.coordinator_problems.push_back("close of round " + std::to_string(mk->round) + " out of order (next: " +
+                                           (v.closes < order.size() ? std::to_string(order[v.closes]) : std::string("none")) + ")");
+        }
+      } else if (en.type != MessageType::party_key) {
+        v.coordinator_problems.push_back(std::string("coordinator entry of type ") + message_type_name(en.type) + " ignored");
+      }
+      return {};
+    }
+    auto it = v.index_of.find(en.sender);
+    if (it == v.index_of.end()) {
+      v.log_problems.push_back("entry from a key outside the roster ignored");
+      return {};
+    }
+    const std::uint32_t u = it->second;
+    // Whatever its round, a (well-formed) masked value on the board is public: seeds are never
+    // revealed towards a party that posted one late (docs/protocol.md § Recovery).
+    // A chunk of one is public as soon as it is on the board, whether its message completes or not.
+    if (en.type == MessageType::masked_value &&
+        (is_chunk(en.payload) ? decode_chunk(en.payload).has_value() : MaskedMessage::decode(en.payload, p.dim).has_value())) {
+      v.masked_anywhere.insert(u);
+      if (!v.closed.count(kRoundRecovery)) v.any_masked.insert(u);
+    }
+    if (en.type == MessageType::complaint) {
+      if (auto m = ComplaintMessage::decode(en.payload); m && m->kind == ComplaintKind::seed_reveal) v.public_reveals.push_back(*m);
+    }
+    if (v.closed.count(en.round)) {
+      ++v.late;
+      return {};
+    }
+    std::string why;
+    const std::uint32_t r = en.round;
+    // Malformed: excluded for in rounds 2–8 and 11; named only elsewhere.
+    auto bad = [&](const char* what) {
+      const std::string text = std::string(what) + ": " + why;
+      // Only rounds 2–8 (and the committee's) decide exclusions. A restart round may be open
+      // long after the session ended (when no restart happened), and a marker decides nothing:
+      // what is malformed there names its sender only.
+      if (r == kRoundRecovery || is_restart_round(r) || en.type == MessageType::round_cosignature) {
+        v.misplaced.emplace(u, "malformed message in round " + std::to_string(r) + ": " + text);
+      } else {
+        v.malformed.emplace(u, text);
+      }
+    };
+    // Each type is read only in its own round; anything else is ignored and its sender named.
+    auto in_round = [&](bool ok, const char* what) {
+      if (!ok) v.misplaced.emplace(u, std::string(what) + " labelled round " + std::to_string(r) + ", outside its round");
+      return ok;
+    };
+    // Rounds in which parties post nothing (setup, result, the committee's without hidden noise,
+    // any other number): whatever a party labels so is ignored and names it, before its payload
+    // is even looked at.
+    if (!is_party_round(r) || (r == kRoundCommittee && p.noise != NoiseMode::hidden)) {
+      (void)in_round(false, message_type_name(en.type));
+      return {};
+    }
+    // A chunked message is read once its last chunk arrives, whatever the chunks' order on the
+    // board; a chunk set that does not make one message is that party's malformed message.
+    Bytes assembled;
+    std::span<const std::uint8_t> payload = en.payload;
+    if (is_chunk(en.payload)) {
+      const bool chunkable = en.type == MessageType::noise_seed_commit || en.type == MessageType::commitment ||
+                             en.type == MessageType::masked_value || en.type == MessageType::noise_share;
+      if (!chunkable) {
+        why = "a message of this type is never chunked";
+        bad(message_type_name(en.type));
+        return {};
+      }
+      auto& a = v.assemblers[{u, en.type, r}];
+      const auto st = a.add(en.payload, &why);
+      if (st == ChunkAssembler::Status::bad) {
+        const std::string what = std::string("chunked ") + message_type_name(en.type);
+        bad(what.c_str());
+      }
+      if (st != ChunkAssembler::Status::complete) return {};
+      assembled = a.take_message();
+      payload = assembled;
+    }
+    // A party's first message of each kind counts; later ones are ignored (the board already
+    // refuses a different message under the same sequence number as equivocation).
+    switch (en.type) {
+      case MessageType::noise_seed_commit: {
+        if (!in_round(is_commit_round(r), "seed commitment")) break;
+        // A restart's round is open only once the attempt before it lost a reveal, and only to
+        // the parties that revealed in it.
+        const std::uint32_t a = attempt_of_round(r);
+        if (!in_round(a < v.attempts.size() && v.attempts[a].live.count(u) > 0, "randomness commitment")) break;
+        if (auto m = SeedCommitMessage::decode(payload, a == 0 ? v.noise_seeds : 0, &why)) {
+          v.attempts[a].commits.emplace(u, m->randomness_commitment);
+          if (a == 0) v.seed_commits.emplace(u, std::move(*m));
+        } else {
+          bad("seed commitment");
+        }
+        break;
+      }
+      case MessageType::noise_seed_reveal: {
+        if (!in_round(is_reveal_round(r), "randomness reveal")) break;
+        const std::uint32_t a = attempt_of_round(r);
+        if (!in_round(a < v.attempts.size() && v.attempts[a].live.count(u) > 0, "randomness reveal")) break;
+        if (auto m = SeedRevealMessage::decode(payload, &why)) v.attempts[a].reveals.emplace(u, m->share);
+        else bad("randomness reveal");
+        break;
+      }
+      case MessageType::edge_seed:
+        if (!in_round(r == kRoundEdgeSeed, "edge seed")) break;
+        if (auto m = EdgeSeedMessage::decode(payload, &why); m && m->lo == u && m->hi < p.parties) {
+          v.edge_seeds.emplace(std::make_pair(m->lo, m->hi), std::move(*m));
+        } else {
+          bad("edge seed");
+        }
+        break;
+      case MessageType::complaint:
+        if (!in_round(r == kRoundBoxComplaint || r == kRoundCancelComplaint || r == kRoundRecovery, "complaint")) break;
+        if (auto m = ComplaintMessage::decode(payload, &why); m && (m->lo == u || m->hi == u) && m->hi < p.parties) {
+          const bool right = m->kind == ComplaintKind::bad_box ? r == kRoundBoxComplaint : r != kRoundBoxComplaint;
+          if (!in_round(right, m->kind == ComplaintKind::bad_box ? "bad-box complaint" : "seed reveal")) break;
+          v.complaints.push_back({u, *m, r});
+        } else {
+          bad("complaint");
+        }
+        break;
+      case MessageType::commitment:
+        if (!in_round(r == kRoundCommit, "commitments")) break;
+        if (auto m = CommitMessage::decode(payload, p.dim, p.parties, &why)) {
+          if (v.commits.emplace(u, std::move(*m)).second) v.commit_digest[u] = digest(payload);
+        } else {
+          bad("commitments");
+        }
+        break;
+      case MessageType::round_cosignature:
+        if (auto m = RoundMarker::decode(payload, &why); m && m->round == en.round) v.done[m->round].insert(u);
+        else bad("round marker");
+        break;
+      case MessageType::committee:
+        if (!in_round(r == kRoundCommittee && p.noise == NoiseMode::hidden, "committee message")) break;
+        // Only the committee's members post here: anyone else's entry is ignored and names its
+        // sender, before its payload is looked at (docs/protocol.md § Hidden noise).
+        if (!v.committee.count(u)) {
+          v.misplaced.emplace(u, v.final_attempt ? "committee message from a party not on the committee"
+                                                 : "committee message before the joint randomness drew the committee");
+          break;
+        }
+        if (auto m = CommitteeMessage::decode(payload, &why); m && m->message.member == u) {
+          const Key32 d = digest(payload);
+          v.committee_digests.insert(v.committee_digests.end(), d.begin(), d.end());
+          v.committee_bytes += payload.size();
+          v.committee_log[{m->call, m->attempt}].push_back(std::move(m->message));
+        } else {
+          if (m) why = "its member field names another party";
+          bad("committee message");
+        }
+        break;
+      case MessageType::noise_share:
+        if (!in_round(r == kRoundRecovery, "noise shares")) break;
+        if (auto m = NoiseShareMessage::decode(payload, p.dim, &why)) v.noise_shares.emplace(u, std::move(*m));
+        else bad("noise shares");
+        break;
+      case MessageType::masked_value:
+        if (!in_round(r == kRoundMasked, "masked value")) break;
+        if (auto m = MaskedMessage::decode(payload, p.dim, &why)) {
+          if (v.masked.emplace(u, std::move(*m)).second) v.masked_digest[u] = digest(payload);
+        } else {
+          bad("masked value");
+        }
+        break;
+      default:
+        (void)in_round(false, "a coordinator's message");
+        break;
+    }
+    return {};
+  });
+  if (!read) return read.error();
   if (!v.head) return make_error(Errc::not_found, "the board holds no session setup");
   if (!v.setup) {
     std::size_t have = v.head->first.size();
@@ -1058,7 +1060,7 @@ class Party {
       for (std::size_t j = lo; j < hi; ++j) dvalues.push_back(SecretScalar(Scalar::from_u64(p.input_max)) - values[j]);
       for (std::size_t j = lo; j < hi; ++j) dblind.push_back(input_blind_[j].clone());
       for (std::size_t j = lo; j < hi; ++j) dblind.push_back(-input_blind_[j]);
-      Transcript t = box_block_transcript(base, p, static_cast<std::uint32_t>(b));
+      Transcript t = box_block_transcript(base, blocks, b);
       DeterministicRng rng(streams[b]);
       const auto statement = input_domain_statement(
           p, std::span<const Point>(honest_commitments).subspan(lo, n), gens);
@@ -1412,10 +1414,7 @@ struct BoxDomain {
     std::vector<sigma::RangeProof> ps;
     for (std::size_t i = 0; i < t.size(); ++i) {
       for (std::size_t b = 0; b < proofs[i].size(); ++b) {
-        Transcript tb = t[i].clone();
-        tb.append_u64("blocks", proofs[i].size());
-        tb.append_u64("block", b);
-        ts.push_back(std::move(tb));
+        ts.push_back(box_block_transcript(t[i], proofs[i].size(), b));
         sts.push_back(st[i][b]);
         ps.push_back(proofs[i][b]);
       }
@@ -1424,9 +1423,7 @@ struct BoxDomain {
   }
   static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof) {
     for (std::size_t b = 0; b < proof.size(); ++b) {
-      Transcript tb = t.clone();
-      tb.append_u64("blocks", proof.size());
-      tb.append_u64("block", b);
+      Transcript tb = box_block_transcript(t, proof.size(), b);
       auto r = sigma::verify_range(tb, gens, st[b], proof[b]);
       if (!r) {
         if (proof.size() > 1) r.message = "block " + std::to_string(b) + ": " + r.message;
