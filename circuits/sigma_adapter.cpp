@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "gopa/check.hpp"
+#include "gopa/parallel.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/transcript.hpp"
 
@@ -136,6 +137,7 @@ std::shared_ptr<const BlockCircuit> make_block_circuit(const SamplerParams& p, s
   out->name = p.circuit_name(len);
   out->id = rec->circuit().id();
   out->circuit = to_sigma(rec->circuit(), {}, {}).circuit;
+  out->circuit.seal();
   out->body_size = sigma::CircuitProof::body_size(out->circuit);
   return out;
 }
@@ -192,38 +194,6 @@ Transcript block_transcript(const Transcript& statement, std::size_t k, const Bl
   t.append_message("circuit-name", bc.name);
   t.append_message("circuit-id", std::span<const std::uint8_t>(bc.id));
   return t;
-}
-
-// Runs fn(k) for k < count on up to `threads` threads (inline for one); the first exception
-// is rethrown.
-template <class Fn>
-void for_blocks(std::size_t count, unsigned threads, Fn&& fn) {
-  const std::size_t workers = std::min<std::size_t>(std::max(1U, threads), count);
-  if (workers <= 1) {
-    for (std::size_t k = 0; k < count; ++k) fn(k);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::mutex mu;
-  std::exception_ptr error;
-  auto work = [&] {
-    for (;;) {
-      const std::size_t k = next.fetch_add(1);
-      if (k >= count) return;
-      try {
-        fn(k);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = std::current_exception();
-        next.store(count);
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t i = 1; i < workers; ++i) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
 }
 
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
@@ -299,7 +269,7 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
   GaussianProof out;
   out.sample_commitments.resize(d);
   samples.assign(d, 0);
-  for_blocks(b.count, threads, [&](std::size_t k) {
+  parallel_for(b.count, std::max(threads, 1U), [&](std::size_t k) {
     std::vector<std::int64_t> mine;
     auto rec = record_block(p, b, k, seeds, ys, mine);
     const auto outs = rec->circuit().vars_of(VarKind::kOutput);
@@ -318,7 +288,7 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
   const Transcript statement = statement_transcript(p, b, ys, seed_coms, out.sample_commitments);
   out.proof.block = static_cast<std::uint32_t>(b.block);
   out.proof.blocks.resize(b.count);
-  for_blocks(b.count, threads, [&](std::size_t k) {
+  parallel_for(b.count, std::max(threads, 1U), [&](std::size_t k) {
     const BlockCircuit& bc = circuits.of(b, k);
     std::vector<std::int64_t> mine;
     auto rec = record_block(p, b, k, seeds, ys, mine);
@@ -480,7 +450,7 @@ sigma::VerifyResult verify_gaussian_encoded(const SamplerParams& p, std::size_t 
   if (auto r = prepare_claim(p, d, c, cache, pc); !r) return r;
   auto gens = gens_for(pc.circuits.full->circuit);
   std::vector<sigma::VerifyResult> results(pc.b.count);
-  for_blocks(pc.b.count, threads, [&](std::size_t k) {
+  parallel_for(pc.b.count, std::max(threads, 1U), [&](std::size_t k) {
     results[k] = with_block(p, c, pc, k, [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
                                              std::span<const Point> coms, const sigma::CircuitProof& pr) {
       return sigma::verify_circuit(t, *gens, circ, publics, coms, pr);
@@ -492,7 +462,7 @@ sigma::VerifyResult verify_gaussian_encoded(const SamplerParams& p, std::size_t 
 }
 
 sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d, std::span<const GaussianClaim> claims,
-                                          Rng& rng) {
+                                          Rng& rng, unsigned threads) {
   CircuitCache cache;
   std::vector<PreparedClaim> prepared(claims.size());
   std::size_t gens_needed = 0;
@@ -506,23 +476,37 @@ sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d,
   }
   if (claims.empty()) return sigma::VerifyResult::valid();
   auto gens = GeneratorSet::get("gopa", gens_needed);
-  sigma::MsmTerms eq;
-  for (std::size_t i = 0; i < claims.size(); ++i) {
-    for (std::size_t k = 0; k < prepared[i].b.count; ++k) {
-      sigma::VerifyResult r =
-          with_block(p, claims[i], prepared[i], k,
-                     [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
-                         std::span<const Point> coms, const sigma::CircuitProof& pr) {
-                       eq.set_weight(Scalar::random_nonzero(rng));
-                       return sigma::add_circuit_terms(t, *gens, circ, publics, coms, pr, eq);
-                     });
-      if (!r) {
-        r.message = "proof " + std::to_string(i) + ": " + r.message;
-        return r;
-      }
+  // Every (claim, block) with its weight, drawn in order; then contiguous runs of them per thread.
+  struct Job {
+    std::size_t claim, block;
+    Scalar weight;
+  };
+  std::vector<Job> jobs;
+  for (std::size_t i = 0; i < claims.size(); ++i)
+    for (std::size_t k = 0; k < prepared[i].b.count; ++k) jobs.push_back({i, k, Scalar::random_nonzero(rng)});
+  const std::size_t parts = std::min<std::size_t>(std::max(threads, 1U), jobs.size());
+  std::vector<sigma::MsmTerms> eqs(parts);
+  std::vector<sigma::VerifyResult> results(jobs.size());
+  parallel_for(parts, static_cast<unsigned>(parts), [&](std::size_t part) {
+    for (std::size_t j = jobs.size() * part / parts; j < jobs.size() * (part + 1) / parts; ++j) {
+      const Job& job = jobs[j];
+      results[j] = with_block(p, claims[job.claim], prepared[job.claim], job.block,
+                              [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
+                                  std::span<const Point> coms, const sigma::CircuitProof& pr) {
+                                eqs[part].set_weight(job.weight);
+                                return sigma::add_circuit_terms(t, *gens, circ, publics, coms, pr, eqs[part]);
+                              });
+      if (!results[j]) return;
+    }
+  });
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (!results[j]) {
+      results[j].message = "proof " + std::to_string(jobs[j].claim) + ": " + results[j].message;
+      return std::move(results[j]);
     }
   }
-  if (!eq.is_identity(*gens))
+  for (std::size_t part = 1; part < parts; ++part) eqs[0].merge(eqs[part]);
+  if (!eqs[0].is_identity(*gens))
     return sigma::VerifyResult::fail(sigma::VerifyStatus::kBatchEquation,
                                      "gaussian: batched final equation fails: at least one proof is invalid");
   return sigma::VerifyResult::valid();

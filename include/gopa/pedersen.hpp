@@ -47,6 +47,8 @@ class GeneratorSet {
   const FixedBaseTable& H_table() const noexcept { return *h_table_; }
 
  private:
+  // The same, reusing the vector generators of `prefix` (a smaller set of the same name).
+  static GeneratorSet derive(std::string_view name, std::size_t n, const GeneratorSet* prefix);
   GeneratorSet() = default;
   std::string name_;
   Point g_, h_, q_;

@@ -3,11 +3,13 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
 #include "gopa/check.hpp"
 #include "gopa/msm_ct.hpp"
+#include "gopa/parallel.hpp"
 
 namespace gopa {
 
@@ -30,16 +32,28 @@ Point derive_one(std::string_view name, char tag, std::optional<std::uint64_t> i
 
 }  // namespace
 
-GeneratorSet GeneratorSet::derive(std::string_view name, std::size_t n) {
+GeneratorSet GeneratorSet::derive(std::string_view name, std::size_t n) { return derive(name, n, nullptr); }
+
+GeneratorSet GeneratorSet::derive(std::string_view name, std::size_t n, const GeneratorSet* prefix) {
   GOPA_CHECK(!name.empty() && name.size() <= 255, "generator set names are 1..255 bytes");
+  GOPA_CHECK(prefix == nullptr || prefix->name_ == name, "generator set: a prefix of another set");
   crypto_init();
   GeneratorSet s;
   s.name_ = std::string(name);
   s.g_ = Point::base();
   s.h_ = derive_one(name, 'H', std::nullopt);
   s.q_ = derive_one(name, 'Q', std::nullopt);
-  s.gi_.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) s.gi_.push_back(derive_one(name, 'G', i));
+  // G_i of the prefix are the same points (each depends on its index only); the rest are hashed
+  // to the group on every core, in chunks.
+  const std::size_t have = prefix == nullptr ? 0 : std::min(n, prefix->gi_.size());
+  s.gi_.resize(n);
+  std::copy_n(prefix == nullptr ? s.gi_.begin() : prefix->gi_.begin(), have, s.gi_.begin());
+  constexpr std::size_t kChunk = 1024;
+  const std::size_t chunks = (n - have + kChunk - 1) / kChunk;
+  parallel_for(chunks, 0, [&](std::size_t c) {
+    const std::size_t lo = have + c * kChunk, hi = std::min(n, lo + kChunk);
+    for (std::size_t i = lo; i < hi; ++i) s.gi_[i] = derive_one(name, 'G', i);
+  });
   crypto_generichash_state st;
   crypto_generichash_init(&st, nullptr, 0, s.id_.size());
   crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kSetIdDomain.data()),
@@ -61,7 +75,8 @@ std::shared_ptr<const GeneratorSet> GeneratorSet::get(std::string_view name, std
   // Grow geometrically so repeated small extensions stay cheap.
   std::size_t want = n;
   if (it != cache.end()) want = std::max(n, 2 * it->second->size());
-  auto fresh = std::make_shared<const GeneratorSet>(derive(name, want));
+  auto fresh = std::make_shared<const GeneratorSet>(
+      derive(name, want, it != cache.end() ? it->second.get() : nullptr));
   cache[std::string(name)] = fresh;
   return fresh;
 }

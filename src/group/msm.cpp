@@ -27,6 +27,7 @@
 #include "edwards.hpp"
 #include "fe25519_ifma.hpp"
 #include "gopa/check.hpp"
+#include "gopa/parallel.hpp"
 #include "simd.hpp"
 
 namespace gopa {
@@ -324,14 +325,10 @@ bool window_sum(std::span<const Niels> points, const std::int16_t* digits, Bucke
   return reduce_buckets(bk, out);
 }
 
-// Runs f(0), …, f(parts − 1), parts − 1 of them on new threads and f(0) on this one.
+// Runs f(0), …, f(parts − 1), one part per thread.
 template <class F>
 void run_parts(unsigned parts, F&& f) {
-  std::vector<std::thread> workers;
-  workers.reserve(parts - 1);
-  for (unsigned p = 1; p < parts; ++p) workers.emplace_back([&f, p] { f(p); });
-  f(0);
-  for (std::thread& t : workers) t.join();
+  parallel_for(parts, parts, [&f](std::size_t p) { f(static_cast<unsigned>(p)); });
 }
 
 // The p-th of `parts` contiguous, near-equal ranges of [0, n).

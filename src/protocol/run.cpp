@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 
+#include "gopa/parallel.hpp"
 #include "gopa/circuits/seeds.hpp"
 #include "gopa/circuits/sigma_adapter.hpp"
 #include "gopa/pedersen.hpp"
@@ -213,21 +214,11 @@ bulletin::Status append_all(bulletin::Board& board, const std::vector<Bytes>& en
 
 std::atomic<unsigned> g_verify_threads{0};
 
-// Runs f(0..n−1) on up to `threads` threads (0: set_verify_threads(), else hardware_concurrency()),
-// the calling one among them (proofs of distinct parties, blocks of one party's proofs).
+// Runs f(0..n−1) on up to `threads_wanted` threads (0: set_verify_threads(), else every core):
+// proofs of distinct parties, blocks of one party's proofs.
 template <class F>
 void parallel_for(std::size_t n, F&& f, unsigned threads_wanted = 0) {
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < n; i = next++) f(i);
-  };
-  if (threads_wanted == 0) threads_wanted = g_verify_threads.load();
-  const unsigned cap = threads_wanted == 0 ? std::max(1U, std::thread::hardware_concurrency()) : threads_wanted;
-  const std::size_t threads = std::min<std::size_t>(n, cap);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  gopa::parallel_for(n, threads_wanted != 0 ? threads_wanted : g_verify_threads.load(), std::forward<F>(f));
 }
 
 Key32 digest(std::span<const std::uint8_t> bytes) {
@@ -1408,7 +1399,7 @@ struct BoxDomain {
     return out;
   }
   static sigma::VerifyResult batch(std::span<Transcript> t, const GeneratorSet& gens, std::span<const Statement> st,
-                                   std::span<const Proof> proofs, Rng& rng) {
+                                   std::span<const Proof> proofs, Rng& rng, unsigned /*threads*/) {
     std::vector<Transcript> ts;
     std::vector<sigma::RangeStatement> sts;
     std::vector<sigma::RangeProof> ps;
@@ -1421,7 +1412,8 @@ struct BoxDomain {
     }
     return sigma::batch_verify_range(ts, gens, sts, ps, rng);
   }
-  static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof) {
+  static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof,
+                                    unsigned /*threads*/) {
     for (std::size_t b = 0; b < proof.size(); ++b) {
       Transcript tb = box_block_transcript(t, proof.size(), b);
       auto r = sigma::verify_range(tb, gens, st[b], proof[b]);
@@ -1461,20 +1453,20 @@ struct BallDomain {
     return {p.input_bits, p.input_max, m.inputs};
   }
   static sigma::VerifyResult batch(std::span<Transcript> t, const GeneratorSet& gens, std::span<const Statement> st,
-                                   std::span<const Proof> proofs, Rng& rng) {
-    if (!proofs.empty() && proofs.front().blocked) {  // blocked proofs: one by one
-      for (std::size_t i = 0; i < proofs.size(); ++i) {
-        Transcript ti = t[i].clone();
-        if (auto r = verify(ti, gens, st[i], proofs[i]); !r) return r;
-      }
-      return sigma::VerifyResult::valid();
+                                   std::span<const Proof> proofs, Rng& rng, unsigned threads) {
+    if (!proofs.empty() && proofs.front().blocked) {
+      std::vector<sigma::BlockedBallProof> blocked;
+      for (const auto& pr : proofs) blocked.push_back(*pr.blocked);
+      return sigma::batch_verify_ball_blocked(t, gens, st, blocked, rng, threads);
     }
     std::vector<sigma::BallProof> singles;
     for (const auto& pr : proofs) singles.push_back(*pr.single);
     return sigma::batch_verify_ball(t, gens, st, singles, rng);
   }
-  static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof) {
-    return proof.blocked ? sigma::verify_ball_blocked(t, gens, st, *proof.blocked) : sigma::verify_ball(t, gens, st, *proof.single);
+  static sigma::VerifyResult verify(Transcript& t, const GeneratorSet& gens, const Statement& st, const Proof& proof,
+                                    unsigned threads) {
+    return proof.blocked ? sigma::verify_ball_blocked(t, gens, st, *proof.blocked, threads)
+                         : sigma::verify_ball(t, gens, st, *proof.single);
   }
   static std::string rejected(const SessionParams& p, const std::string& why) {
     return "input outside the L2 ball of radius C = " + fmt_real(p.input_max_real()) + " (L2-ball proof rejected: " + why + ")";
@@ -1484,7 +1476,8 @@ struct BallDomain {
 // The input-domain proofs of a group of parties: one batched equation; when it fails, each proof
 // alone, so the verdicts name exactly the invalid ones.
 template <class Domain>
-void check_domain_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
+void check_domain_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out,
+                        unsigned threads) {
   const SessionParams& p = v.setup->params;
   auto gens = domain_gens(p);
   SystemRng rng;
@@ -1504,10 +1497,10 @@ void check_domain_group(const View& v, std::span<const std::uint32_t> group, std
     statements.push_back(Domain::statement(p, m, *gens));
     proofs.push_back(std::move(*proof));
   }
-  if (!at.empty() && !Domain::batch(transcripts, *gens, statements, proofs, rng)) {
+  if (!at.empty() && !Domain::batch(transcripts, *gens, statements, proofs, rng, threads)) {
     for (std::size_t k = 0; k < at.size(); ++k) {
       Transcript t = party_transcript(v.sid, group[at[k]], domain_statement(p));
-      auto r = Domain::verify(t, *gens, statements[k], proofs[k]);
+      auto r = Domain::verify(t, *gens, statements[k], proofs[k], threads);
       if (!r) out[at[k]].range = Domain::rejected(p, r.message);
     }
   }
@@ -1516,16 +1509,17 @@ void check_domain_group(const View& v, std::span<const std::uint32_t> group, std
 // The range and noise proofs of a group of parties, each kind checked with one batched equation
 // (random weights, one MSM); when a batch fails, every proof of that kind in the group is checked
 // alone, so the verdicts name exactly the invalid ones. Output proofs are checked one by one.
-void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> group, std::span<ProofChecks> out) {
+void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> group, std::span<ProofChecks> out,
+                 unsigned threads) {
   const SessionParams& p = v.setup->params;
   auto gens = domain_gens(p);
   const auto sp = noise_sampler(p);
   SystemRng rng;
   // Input-domain proofs.
   if (p.input_domain == InputDomain::l2_ball) {
-    check_domain_group<BallDomain>(v, group, out);
+    check_domain_group<BallDomain>(v, group, out, threads);
   } else {
-    check_domain_group<BoxDomain>(v, group, out);
+    check_domain_group<BoxDomain>(v, group, out, threads);
   }
   // Noise proofs (private noise; hidden noise is checked against the committee's log in judge()).
   std::vector<std::size_t> at;
@@ -1548,18 +1542,19 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
     const CommitMessage& m = v.commits.at(u);
     claims.push_back({ys[k], v.seed_commits.at(u).seed_commitments, m.noise, m.noise_proof});
   }
-  if (!claims.empty() && !circuits::batch_verify_gaussian(sp, p.dim, claims, rng)) {
+  if (!claims.empty() && !circuits::batch_verify_gaussian(sp, p.dim, claims, rng, threads)) {
     for (std::size_t k = 0; k < at.size(); ++k) {
       const auto& c = claims[k];
-      auto r = circuits::verify_gaussian_encoded(sp, p.dim, c.ys, c.seed_commitments, c.sample_commitments, c.proof);
+      auto r = circuits::verify_gaussian_encoded(sp, p.dim, c.ys, c.seed_commitments, c.sample_commitments, c.proof,
+                                                 threads);
       if (!r) out[at[k]].noise = std::string("noise not sampled from its committed seeds (proof rejected: ") + r.message + ")";
     }
   }
-  // Output proofs.
-  for (std::size_t i = 0; i < group.size(); ++i) {
+  // Output proofs, one party per thread.
+  gopa::parallel_for(group.size(), threads, [&](std::size_t i) {
     const std::uint32_t u = group[i];
     auto mk = v.masked.find(u);
-    if (mk == v.masked.end()) continue;
+    if (mk == v.masked.end()) return;
     const CommitMessage& m = v.commits.at(u);
     out[i].has_output = true;
     const std::vector<Point> combined = combined_commitments(m, p);
@@ -1567,7 +1562,7 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
     if (!verify_output(t, *gens, OutputStatement{pairwise_sum(m), combined, mk->second.xhat}, mk->second.proof)) {
       out[i].output = "masked value inconsistent with its commitments (output proof rejected)";
     }
-  }
+  });
 }
 
 // Every committed party's proofs, verified in batches on all cores (reusing the cache where
@@ -1603,10 +1598,13 @@ std::map<std::uint32_t, ProofChecks> check_all_proofs(const View& v, const Key32
   constexpr std::size_t kGroup = 64;  // proofs per batched equation
   std::vector<ProofChecks> results(todo.size());
   const std::size_t groups = (todo.size() + kGroup - 1) / kGroup;
+  // Groups on separate threads; the threads left over go to the blocks inside each group.
+  const unsigned threads = resolve_threads(g_verify_threads.load());
+  const auto inner = static_cast<unsigned>(std::max<std::size_t>(1, threads / std::max<std::size_t>(1, groups)));
   parallel_for(groups, [&](std::size_t gi) {
     const std::size_t lo = gi * kGroup, hi = std::min(todo.size(), lo + kGroup);
     check_group(v, y, std::span<const std::uint32_t>(todo).subspan(lo, hi - lo),
-                std::span<ProofChecks>(results).subspan(lo, hi - lo));
+                std::span<ProofChecks>(results).subspan(lo, hi - lo), inner);
   });
   for (std::size_t i = 0; i < todo.size(); ++i) {
     if (cache) cache->put(todo[i], keys[i], results[i]);

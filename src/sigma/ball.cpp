@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "gopa/check.hpp"
+#include "gopa/parallel.hpp"
 #include "gopa/deviation.hpp"
 #include "gopa/pedersen.hpp"
 #include "wire.hpp"
@@ -86,7 +87,7 @@ std::shared_ptr<const Circuit> ball_circuit(unsigned bits, std::size_t d) {
     const LinComb norm_sq = ball_coordinates(b, radius, bits, d);
     const LinComb slack = b.bits(2 * bits);  // C² − Σ x_j²
     b.assert_equal(slack, radius_sq - norm_sq);
-    slot = std::make_shared<const Circuit>(b.circuit());
+    slot = sealed(b.circuit());
   }
   return slot;
 }
@@ -217,29 +218,6 @@ std::size_t circuit_body_size(std::size_t generators) {
   return 96U + CompressedProof::encoded_size(fold_shape(generators + 2U));
 }
 
-// Runs part(i) for i = 0..count−1 on up to `threads` threads (the calling thread included); the
-// deviation installed on the calling thread (tests) is installed on every worker.
-template <typename F>
-void run_parts(std::size_t count, unsigned threads, F&& part) {
-  const std::size_t workers = std::min<std::size_t>(std::max(threads, 1U), count);
-  if (workers <= 1) {
-    for (std::size_t i = 0; i < count; ++i) part(i);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  const testing::Deviation* dev = testing::deviation();
-  auto work = [&]() {
-    std::optional<testing::ScopedDeviation> scope;
-    if (dev != nullptr) scope.emplace(*dev);
-    for (std::size_t i = next.fetch_add(1); i < count; i = next.fetch_add(1)) part(i);
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(workers - 1);
-  for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& th : pool) th.join();
-}
-
 // The 32-byte digest of a finished part's transcript, absorbed into the caller's transcript.
 using Digest = std::array<std::uint8_t, 32>;
 Digest finish_part(Transcript& fork) {
@@ -275,7 +253,7 @@ std::shared_ptr<const Circuit> ball_block_circuit(unsigned bits, std::size_t n) 
     CircuitBuilder b(CircuitBuilder::kVerifier);
     const LinComb radius = b.public_input(Scalar::zero());
     b.bind_commitment(ball_coordinates(b, radius, bits, n));
-    return std::make_shared<const Circuit>(b.circuit());
+    return sealed(b.circuit());
   };
   // Kept: the full block's circuit per b, and the last-used shorter one per b (decoding and
   // verifying one proof build it once; memory stays bounded whatever d a peer sends).
@@ -296,7 +274,7 @@ std::shared_ptr<const Circuit> ball_slack_circuit(unsigned bits) {
   if (!slot) {
     CircuitBuilder b(CircuitBuilder::kVerifier);
     b.bind_commitment(b.bits(2 * bits));
-    slot = std::make_shared<const Circuit>(b.circuit());
+    slot = sealed(b.circuit());
   }
   return slot;
 }
@@ -440,7 +418,7 @@ std::optional<BlockedBallProof> prove_ball_blocked(Transcript& t, const Generato
   const auto full = ball_block_circuit(bits, std::min(d, kBallBlockSize));
   const std::size_t tail_len = ball_block_len(d, nblocks - 1);
   const auto tail = tail_len == full->bindings.size() - 1 ? full : ball_block_circuit(bits, tail_len);
-  run_parts(nblocks, threads, [&](std::size_t k) {
+  parallel_for(nblocks, std::max(threads, 1U), [&](std::size_t k) {
     const std::size_t start = k * kBallBlockSize;
     const std::size_t n = ball_block_len(d, k);
     std::vector<SecretScalar> w;
@@ -478,8 +456,14 @@ std::optional<BlockedBallProof> prove_ball_blocked(Transcript& t, const Generato
   return proof;
 }
 
-VerifyResult verify_ball_blocked(Transcript& t, const GeneratorSet& gens, const BallStatement& st,
-                                 const BlockedBallProof& proof, unsigned threads) {
+namespace {
+// The blocked proof's checks (every block, then the slack), in one of two modes: with `eq`, each
+// part's equation is added to *eq under its weight (weights[k], the slack's last; terms gathered
+// per thread and merged); without, each part is verified alone and the first failing one is named.
+// Either way the transcript ends as the prover's did.
+VerifyResult blocked_parts(Transcript& t, const GeneratorSet& gens, const BallStatement& st,
+                           const BlockedBallProof& proof, unsigned threads, std::span<const Scalar> weights,
+                           MsmTerms* eq) {
   const std::size_t d = st.commitments.size();
   if (!ball_blocked_params_supported(st.bits, d, st.radius))
     return VerifyResult::fail(VerifyStatus::kBadStatement,
@@ -492,39 +476,84 @@ VerifyResult verify_ball_blocked(Transcript& t, const GeneratorSet& gens, const 
     return VerifyResult::fail(VerifyStatus::kMalformedProof, "one partial sum and one block proof per block");
   if (gens.size() < ball_blocked_generators(st.bits, d))
     return VerifyResult::fail(VerifyStatus::kBadStatement, "generator set too small");
+  GOPA_CHECK(eq == nullptr || weights.size() == nblocks + 1, "blocked ball: one weight per part");
   const std::vector<Scalar> publics = ball_publics(st.radius);
   bind_ball_blocked(t, st.bits, d, st.radius, proof.partial);
-  std::vector<VerifyResult> results(nblocks);
+  std::vector<VerifyResult> results(nblocks + 1);
   std::vector<Digest> digests(nblocks + 1);
   const auto full = ball_block_circuit(st.bits, std::min(d, kBallBlockSize));
   const std::size_t tail_len = ball_block_len(d, nblocks - 1);
   const auto tail = tail_len == full->bindings.size() - 1 ? full : ball_block_circuit(st.bits, tail_len);
-  run_parts(nblocks, threads, [&](std::size_t k) {
-    const std::size_t start = k * kBallBlockSize;
-    const std::size_t n = ball_block_len(d, k);
-    std::vector<Point> coms(st.commitments.begin() + static_cast<std::ptrdiff_t>(start),
-                            st.commitments.begin() + static_cast<std::ptrdiff_t>(start + n));
-    coms.push_back(proof.partial[k]);
-    Transcript fork = ball_block_transcript(t, k);
-    results[k] = verify_circuit(fork, gens, n == kBallBlockSize ? *full : *tail, {publics.data(), 1}, coms,
-                                proof.blocks[k]);
+  const Point slack_com = ball_slack_commitment(gens, st.radius, proof.partial);
+  // Part k < nblocks: block k; part nblocks: the slack. Contiguous runs of parts per thread.
+  auto check = [&](std::size_t k, MsmTerms* terms) {
+    Transcript fork = k < nblocks ? ball_block_transcript(t, k) : ball_slack_transcript(t);
+    std::vector<Point> coms;
+    const Circuit* circuit = ball_slack_circuit(st.bits).get();
+    std::span<const Scalar> pub;
+    if (k < nblocks) {
+      const std::size_t start = k * kBallBlockSize;
+      const std::size_t n = ball_block_len(d, k);
+      coms.assign(st.commitments.begin() + static_cast<std::ptrdiff_t>(start),
+                  st.commitments.begin() + static_cast<std::ptrdiff_t>(start + n));
+      coms.push_back(proof.partial[k]);
+      circuit = n == kBallBlockSize ? full.get() : tail.get();
+      pub = {publics.data(), 1};
+    } else {
+      coms.push_back(slack_com);
+    }
+    const CircuitProof& body = k < nblocks ? proof.blocks[k] : proof.slack;
+    if (terms != nullptr) {
+      terms->set_weight(weights[k]);
+      results[k] = add_circuit_terms(fork, gens, *circuit, pub, coms, body, *terms);
+    } else {
+      results[k] = verify_circuit(fork, gens, *circuit, pub, coms, body);
+    }
     digests[k] = finish_part(fork);
+  };
+  const std::size_t parts = nblocks + 1;
+  const std::size_t runs = eq == nullptr ? parts : std::min<std::size_t>(std::max(threads, 1U), parts);
+  std::vector<MsmTerms> eqs(eq == nullptr ? 0 : runs);
+  parallel_for(runs, std::max(threads, 1U), [&](std::size_t r) {
+    if (eq == nullptr) return check(r, nullptr);
+    for (std::size_t k = parts * r / runs; k < parts * (r + 1) / runs; ++k) check(k, &eqs[r]);
   });
-  for (std::size_t k = 0; k < nblocks; ++k) {
+  for (std::size_t k = 0; k < parts; ++k) {
     if (!results[k]) {
-      results[k].message = "block " + std::to_string(k) + ": " + results[k].message;
+      results[k].message = (k < nblocks ? "block " + std::to_string(k) : std::string("slack C^2 - sum of partial sums")) +
+                           ": " + results[k].message;
       return results[k];
     }
   }
-  const Point com = ball_slack_commitment(gens, st.radius, proof.partial);
-  Transcript fork = ball_slack_transcript(t);
-  VerifyResult r = verify_circuit(fork, gens, *ball_slack_circuit(st.bits), {}, {&com, 1}, proof.slack);
-  if (!r) {
-    r.message = "slack C^2 - sum of partial sums: " + r.message;
-    return r;
-  }
-  digests[nblocks] = finish_part(fork);
+  for (MsmTerms& e : eqs) eq->merge(e);
   absorb_digests(t, digests);
+  return VerifyResult::valid();
+}
+}  // namespace
+
+VerifyResult verify_ball_blocked(Transcript& t, const GeneratorSet& gens, const BallStatement& st,
+                                 const BlockedBallProof& proof, unsigned threads) {
+  return blocked_parts(t, gens, st, proof, threads, {}, nullptr);
+}
+
+VerifyResult batch_verify_ball_blocked(std::span<Transcript> transcripts, const GeneratorSet& gens,
+                                       std::span<const BallStatement> statements,
+                                       std::span<const BlockedBallProof> proofs, Rng& rng, unsigned threads) {
+  if (transcripts.size() != proofs.size() || statements.size() != proofs.size())
+    return VerifyResult::fail(VerifyStatus::kBadStatement, "one transcript and one statement per proof");
+  MsmTerms eq;
+  for (std::size_t i = 0; i < proofs.size(); ++i) {
+    std::vector<Scalar> weights(ball_block_count(statements[i].commitments.size()) + 1);
+    for (Scalar& w : weights) w = Scalar::random_nonzero(rng);
+    VerifyResult r = blocked_parts(transcripts[i], gens, statements[i], proofs[i], threads, weights, &eq);
+    if (!r) {
+      r.message = "proof " + std::to_string(i) + ": " + r.message;
+      return r;
+    }
+  }
+  if (!eq.is_identity(gens))
+    return VerifyResult::fail(VerifyStatus::kBatchEquation,
+                              "batched final equation fails: at least one proof is invalid");
   return VerifyResult::valid();
 }
 

@@ -297,7 +297,7 @@ void bind_statement(Transcript& t, const GeneratorSet& gens, const Circuit& c,
                     std::span<const Scalar> publics, std::span<const Point> commitments) {
   t.domain_separator(kDomain);
   t.append_message("generators", gens.id());
-  t.append_message("circuit", c.hash());
+  t.append_message("circuit", c.id());
   t.append_u64("witness", c.num_witness);
   t.append_u64("gates", c.gates.size());
   t.append_u64("zero", c.zero.size());

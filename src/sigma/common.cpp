@@ -28,6 +28,16 @@ void MsmTerms::add(const Fe& s, const Point& p) {
   points_.push_back(p);
 }
 
+void MsmTerms::merge(const MsmTerms& other) {
+  if (gi_.size() < other.gi_.size()) gi_.resize(other.gi_.size());
+  for (std::size_t i = 0; i < other.gi_.size(); ++i) gi_[i] = field::add(gi_[i], other.gi_[i]);
+  g_ = field::add(g_, other.g_);
+  h_ = field::add(h_, other.h_);
+  q_ = field::add(q_, other.q_);
+  scalars_.insert(scalars_.end(), other.scalars_.begin(), other.scalars_.end());
+  points_.insert(points_.end(), other.points_.begin(), other.points_.end());
+}
+
 // VARIABLE TIME (public data): one multi-scalar multiplication over every term; the shared
 // generators come from the cached basis of the generator set (normalised once, Straus tables).
 bool MsmTerms::is_identity(const GeneratorSet& gens) const {

@@ -47,25 +47,39 @@ std::vector<field::Fe> lagrange_at(const Scalar& c, std::size_t deg) {
 
 void lagrange_pair(const Scalar& c, std::size_t lo_deg, std::size_t hi_deg,
                    std::vector<field::Fe>& lo, std::vector<field::Fe>& hi) {
-  // λ_j = L / ((c−j)·D_j), L = Π_i (c−i), for both degrees from one batch inversion of the
-  // c − j, j ≤ hi_deg. VARIABLE TIME: public data.
+  // λ_j = Π_{i≠j} (c−i) / D_j = prefix_j·suffix_j / D_j, prefix_j = Π_{i<j} (c−i) (shared by both
+  // degrees), suffix_j = Π_{j<i≤deg} (c−i): no inversion at all (the 1/D_j are cached per degree),
+  // about 11 multiplications per point of the lower degree plus 4 per point above it.
+  // VARIABLE TIME: public data.
   GOPA_CHECK(lo_deg <= hi_deg, "lagrange_pair: degrees out of order");
   const auto inv_lo = inverse_denominators(lo_deg);
   const auto inv_hi = inverse_denominators(hi_deg);
   const field::Fe fc = field::of(c);
-  std::vector<field::Fe> cj(hi_deg + 1);
-  field::Fe big_lo = field::one(), big_hi = field::one();
   const field::Fe one = field::one();
-  for (std::size_t j = 0; j <= hi_deg; ++j) {
-    cj[j] = j == 0 ? fc : field::sub(cj[j - 1], one);
-    big_hi = field::mul(big_hi, cj[j]);
-    if (j == lo_deg) big_lo = big_hi;
-  }
-  field::batch_invert(cj);
-  lo.resize(lo_deg + 1);
-  for (std::size_t j = 0; j <= lo_deg; ++j) lo[j] = field::mul(field::mul(cj[j], (*inv_lo)[j]), big_lo);
   hi.resize(hi_deg + 1);
-  for (std::size_t j = 0; j <= hi_deg; ++j) hi[j] = field::mul(field::mul(cj[j], (*inv_hi)[j]), big_hi);
+  lo.resize(lo_deg + 1);
+  field::Fe acc = one, cj = fc;
+  for (std::size_t j = 0; j <= hi_deg; ++j) {
+    hi[j] = acc;  // prefix_j
+    if (j <= lo_deg) lo[j] = acc;
+    acc = field::mul(acc, cj);
+    cj = field::sub(cj, one);
+  }
+  // Suffixes from the top, c − j recomputed downwards.
+  acc = one;
+  cj = field::sub(fc, field::from_u64(hi_deg));
+  for (std::size_t j = hi_deg + 1; j-- > 0;) {
+    hi[j] = field::mul(field::mul(hi[j], acc), (*inv_hi)[j]);
+    acc = field::mul(acc, cj);
+    cj = field::add(cj, one);
+  }
+  acc = one;
+  cj = field::sub(fc, field::from_u64(lo_deg));
+  for (std::size_t j = lo_deg + 1; j-- > 0;) {
+    lo[j] = field::mul(field::mul(lo[j], acc), (*inv_lo)[j]);
+    acc = field::mul(acc, cj);
+    cj = field::add(cj, one);
+  }
 }
 
 namespace {

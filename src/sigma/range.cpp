@@ -36,7 +36,7 @@ std::shared_ptr<const Circuit> range_circuit(unsigned bits, std::size_t d) {
   if (!slot) {
     CircuitBuilder b(CircuitBuilder::kVerifier);
     for (std::size_t j = 0; j < d; ++j) b.bind_commitment(b.bits(bits));
-    slot = std::make_shared<const Circuit>(b.circuit());
+    slot = sealed(b.circuit());
   }
   return slot;
 }

@@ -378,26 +378,39 @@ TEST_CASE("Gaussian samples in blocks: batch verification weighs every block", "
     return claims;
   };
   const SamplerParams p = setups[0].p;
-  CHECK(batch_verify_gaussian(p, d, claims_of(), rng).ok());
+  // The verdict on 1, 2 and 3 threads (weights drawn from the same seed): the same status and message.
+  auto batch = [&](const std::vector<GaussianClaim>& claims) {
+    std::vector<gopa::sigma::VerifyResult> rs;
+    for (unsigned threads : {1U, 2U, 3U}) {
+      gopa::DeterministicRng weights(7);
+      rs.push_back(batch_verify_gaussian(p, d, claims, weights, threads));
+    }
+    for (const auto& r : rs) {
+      CHECK(r.status == rs[0].status);
+      CHECK(r.message == rs[0].message);
+    }
+    return rs[0];
+  };
+  CHECK(batch(claims_of()).ok());
   SECTION("two blocks of one claim swapped") {
     std::swap(proofs[1].pr.proof.blocks[0], proofs[1].pr.proof.blocks[1]);
     proofs[1].bytes = proofs[1].pr.proof.encode();
-    auto r = batch_verify_gaussian(p, d, claims_of(), rng);
+    auto r = batch(claims_of());
     CHECK_FALSE(r.ok());
   }
   SECTION("a block of one claim in another") {
     proofs[2].pr.proof.blocks[1] = proofs[0].pr.proof.blocks[1];
     proofs[2].bytes = proofs[2].pr.proof.encode();
-    CHECK_FALSE(batch_verify_gaussian(p, d, claims_of(), rng).ok());
+    CHECK_FALSE(batch(claims_of()).ok());
   }
   SECTION("a sample commitment changed") {
     proofs[0].pr.sample_commitments[d - 1] += gopa::GeneratorSet::get("gopa", 0)->G();
-    auto r = batch_verify_gaussian(p, d, claims_of(), rng);
+    auto r = batch(claims_of());
     CHECK(r.status == gopa::sigma::VerifyStatus::kBatchEquation);
   }
   SECTION("a malformed claim is named") {
     proofs[1].bytes.pop_back();
-    auto r = batch_verify_gaussian(p, d, claims_of(), rng);
+    auto r = batch(claims_of());
     CHECK(r.status == gopa::sigma::VerifyStatus::kMalformedProof);
     CHECK(r.message.rfind("proof 1:", 0) == 0);
   }

@@ -387,7 +387,35 @@ VerifyResult verify_blocked(const BallStatement& st, const GeneratorSet& gens, c
   return verify_ball_blocked(t, gens, st, proof, threads);
 }
 
+// An honest blocked proof (one short block) to batch other proofs with.
+struct HonestBlocked {
+  BlockedInstance in;
+  BlockedBallProof proof;
+};
+const HonestBlocked& honest_blocked(const GeneratorSet& gens) {
+  static const HonestBlocked h = [&] {
+    DeterministicRng rng(41);
+    HonestBlocked out{make_blocked(8, 90, random_in_ball(5, 90, rng), gens, rng), {}};
+    Transcript t(kLabel);
+    auto proof = prove_ball_blocked(t, gens, 8, 90, out.in.st.commitments, out.in.values, out.in.blinders, rng);
+    REQUIRE(proof);
+    out.proof = *proof;
+    return out;
+  }();
+  return h;
+}
+
+// batch_verify_ball_blocked over `proofs` on `threads` threads.
+VerifyResult batch_blocked(std::vector<BallStatement> st, const GeneratorSet& gens,
+                           std::vector<BlockedBallProof> proofs, unsigned threads, std::uint64_t seed = 5) {
+  std::vector<Transcript> ts;
+  for (std::size_t i = 0; i < proofs.size(); ++i) ts.emplace_back(kLabel);
+  DeterministicRng rng(seed);
+  return batch_verify_ball_blocked(ts, gens, st, proofs, rng, threads);
+}
+
 // Accepted after an encode/decode round trip on one or two threads (false if it does not decode).
+// The batch verifier must agree: the proof alone (two threads), and after an honest proof (one).
 bool blocked_accepted(const BallStatement& st, const GeneratorSet& gens, const BlockedBallProof& proof) {
   auto decoded = BlockedBallProof::decode(proof.encode());
   if (!decoded) return false;
@@ -395,6 +423,9 @@ bool blocked_accepted(const BallStatement& st, const GeneratorSet& gens, const B
   const VerifyResult two = verify_blocked(st, gens, *decoded, 2);
   CHECK(one.status == two.status);
   CHECK(one.message == two.message);
+  const HonestBlocked& h = honest_blocked(gens);
+  CHECK(batch_blocked({st}, gens, {*decoded}, 2).ok() == one.ok());
+  CHECK(batch_blocked({h.in.st, st}, gens, {h.proof, *decoded}, 1).ok() == one.ok());
   return one.ok() || two.ok();
 }
 
@@ -865,6 +896,52 @@ TEST_CASE("ball blocked: the thread count changes neither the proof nor the verd
   CHECK(one.status == two.status);
   CHECK(one.message == two.message);
   CHECK(one.message.rfind("block 2:", 0) == 0);
+}
+
+TEST_CASE("ball blocked: many proofs in one batched equation", "[sigma][ball][blocked][batch]") {
+  auto gens = blocked_gens(8);
+  const HonestBlocked& h = honest_blocked(*gens);
+  DeterministicRng rng(43);
+  BlockedInstance in = make_blocked(8, 100, random_in_ball(2049, 100, rng), *gens, rng);
+  auto proof = prove_blocked(in, *gens, rng);
+  REQUIRE(proof);
+  BlockedInstance small = make_blocked(8, 90, random_in_ball(5, 90, rng), *gens, rng);
+  auto small_proof = prove_blocked(small, *gens, rng);
+  REQUIRE(small_proof);
+  for (unsigned threads : {1U, 2U, 3U}) {
+    INFO("threads " << threads);
+    CHECK(batch_blocked({h.in.st, in.st, h.in.st}, *gens, {h.proof, *proof, h.proof}, threads).ok());
+    CHECK(batch_blocked({}, *gens, {}, threads).ok());
+    // Two proofs of the same shape, each checked against the other's statement.
+    const VerifyResult swapped = batch_blocked({small.st, h.in.st}, *gens, {h.proof, *small_proof}, threads);
+    CHECK(swapped.status == VerifyStatus::kBatchEquation);
+    CHECK(batch_blocked({small.st, h.in.st}, *gens, {*small_proof, h.proof}, threads).ok());
+    // Wrong weights cannot cancel two bad proofs: one evaluation moved up in one proof and down in
+    // another proof of the same statement is still rejected, for every weight seed.
+    BlockedBallProof up = *proof, down = *proof;
+    up.blocks[1].fa += Scalar::one();
+    down.blocks[1].fa -= Scalar::one();
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      const VerifyResult r = batch_blocked({in.st, in.st}, *gens, {up, down}, threads, seed);
+      CHECK(r.status == VerifyStatus::kBatchEquation);
+    }
+    // A bad slack proof in the last proof of a batch.
+    BlockedBallProof bad_slack = *proof;
+    bad_slack.slack.gb += Scalar::one();
+    CHECK(batch_blocked({h.in.st, in.st}, *gens, {h.proof, bad_slack}, threads).status == VerifyStatus::kBatchEquation);
+    // A structural defect names the proof and the part.
+    BlockedBallProof short_proof = *proof;
+    short_proof.blocks.pop_back();
+    const VerifyResult s1 = batch_blocked({h.in.st, in.st}, *gens, {h.proof, short_proof}, threads);
+    CHECK(s1.status == VerifyStatus::kMalformedProof);
+    CHECK(s1.message.rfind("proof 1:", 0) == 0);
+  }
+  // One transcript and one statement per proof.
+  std::vector<Transcript> ts;
+  ts.emplace_back(kLabel);
+  std::vector<BallStatement> sts{in.st, in.st};
+  std::vector<BlockedBallProof> prs{*proof, *proof};
+  CHECK(batch_verify_ball_blocked(ts, *gens, sts, prs, rng).status == VerifyStatus::kBadStatement);
 }
 
 // Timing (not run by default): ./test_sigma "[.bench][ball-blocked]" or with one size,

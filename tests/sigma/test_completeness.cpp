@@ -4,6 +4,7 @@
 
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/circuit.hpp"
+#include "gopa/sigma/common.hpp"
 #include "gopa/sigma/linear.hpp"
 #include "gopa/sigma/range.hpp"
 #include "gopa/sigma/field.hpp"
@@ -256,6 +257,50 @@ TEST_CASE("batch verification: valid batch, one bad proof, mixed widths", "[sigm
   CHECK(!batch_verify_range(ts3, *gens, sts, proofs2, rng).ok());
 }
 
+TEST_CASE("MsmTerms: terms gathered apart and merged are the equation gathered at once", "[sigma][batch]") {
+  DeterministicRng rng(77);
+  auto gens = GeneratorSet::get("gopa", 8);
+  // Σ a_i·G_i + b·G + c·H + e·Q + f·P − (that point) = 0, split over two MsmTerms with weights.
+  std::vector<Scalar> a(8);
+  for (auto& x : a) x = Scalar::random(rng);
+  const Scalar b = Scalar::random(rng), c = Scalar::random(rng), e = Scalar::random(rng), f = Scalar::random(rng);
+  const Point p = Point::base_mul(SecretScalar::random(rng));
+  Point total = gens->G() * b + gens->H() * c + gens->Q() * e + p * f;
+  for (std::size_t i = 0; i < 8; ++i) total += gens->Gi()[i] * a[i];
+  const Scalar w1 = Scalar::random_nonzero(rng), w2 = Scalar::random_nonzero(rng);
+  auto fill = [&](MsmTerms& first, MsmTerms& second, const Scalar& w) {
+    first.set_weight(w);
+    second.set_weight(w);
+    for (std::size_t i = 0; i < 8; ++i) (i % 2 == 0 ? first : second).add_gi(i, a[i]);
+    first.add_g(b);
+    second.add_h(c);
+    first.add_q(e);
+    second.add(f, p);
+    first.add(-Scalar::one(), total);
+  };
+  MsmTerms one, x, y;
+  fill(one, one, w1);
+  fill(x, y, w1);
+  MsmTerms x2, y2;
+  fill(x2, y2, w2);
+  CHECK(one.is_identity(*gens));
+  CHECK_FALSE(x.is_identity(*gens));  // half an equation
+  x.merge(y);
+  CHECK(x.is_identity(*gens));
+  x.merge(x2);  // a second weighted equation, itself split
+  CHECK_FALSE(x.is_identity(*gens));
+  x.merge(y2);
+  CHECK(x.is_identity(*gens));
+  // A merged empty equation changes nothing; merging into an empty one copies.
+  MsmTerms empty, copy;
+  x.merge(empty);
+  CHECK(x.is_identity(*gens));
+  copy.merge(one);
+  CHECK(copy.is_identity(*gens));
+  copy.add_gi(3, Scalar::one());
+  CHECK_FALSE(copy.is_identity(*gens));
+}
+
 TEST_CASE("internal: Montgomery field and polynomial extrapolation", "[sigma][poly]") {
   DeterministicRng rng(17);
   for (int i = 0; i < 2000; ++i) {
@@ -296,5 +341,29 @@ TEST_CASE("internal: Montgomery field and polynomial extrapolation", "[sigma][po
       for (std::size_t i = coeff.size(); i-- > 0;) acc = acc * c + coeff[i];
       return acc;
     }());
+    // Both degrees at once (the circuit verifier's pair): the degree-m weights over 0..m and the
+    // degree-2m weights over 0..2m, against evaluation of p and of p² + p at c; at a node j the
+    // weights are the unit vector e_j.
+    if (m > 129) continue;  // O(m²) reference evaluation
+    for (const Scalar& x : {c, Scalar::from_u64(0), Scalar::from_u64(m), Scalar::from_u64(2 * m)}) {
+      std::vector<field::Fe> lo, hi;
+      poly::lagrange_pair(x, m, 2 * m, lo, hi);
+      REQUIRE(lo.size() == m + 1);
+      REQUIRE(hi.size() == 2 * m + 1);
+      auto poly_at = [&](const Scalar& z) {
+        Scalar acc;
+        for (std::size_t i = coeff.size(); i-- > 0;) acc = acc * z + coeff[i];
+        return acc;
+      };
+      Scalar lo_at, hi_at;
+      for (std::size_t j = 0; j <= m; ++j) lo_at += field::to_scalar(lo[j]) * poly_at(Scalar::from_u64(j));
+      for (std::size_t j = 0; j <= 2 * m; ++j) {
+        const Scalar pj = poly_at(Scalar::from_u64(j));
+        hi_at += field::to_scalar(hi[j]) * (pj * pj + pj);
+      }
+      const Scalar px = poly_at(x);
+      CHECK(lo_at == px);
+      CHECK(hi_at == px * px + px);
+    }
   }
 }

@@ -83,6 +83,12 @@ TEST_CASE("golden proofs of format v2 keep verifying", "[sigma][golden]") {
     REQUIRE(proof);
     Transcript t(kLabel);
     CHECK(verify_circuit(t, *gens, vb.circuit(), vb.publics(), coms, *proof).ok());
+    // A sealed copy binds the same identifier, so the same proof verifies against it.
+    const auto sealed_copy = gopa::sigma::sealed(vb.circuit());
+    CHECK(sealed_copy->id() == vb.circuit().hash());
+    CHECK(vb.circuit().id() == vb.circuit().hash());
+    Transcript t2(kLabel);
+    CHECK(verify_circuit(t2, *gens, *sealed_copy, vb.publics(), coms, *proof).ok());
   }
   {
     const json j = json::parse(gopa::test::read_file(golden_path("linear_4x2.json")));

@@ -150,4 +150,13 @@ void bind_ball_blocked(Transcript& t, unsigned bits, std::size_t d, std::uint64_
 [[nodiscard]] VerifyResult verify_ball_blocked(Transcript& t, const GeneratorSet& gens, const BallStatement& st,
                                                const BlockedBallProof& proof, unsigned threads = 1);
 
+// Many blocked proofs, one MSM: every block and slack equation of every proof under its own
+// random weight from rng (drawn in order, so the verdict does not depend on `threads`). A
+// structural defect names its proof and part; a failed equation says only that some proof is
+// invalid: verify_ball_blocked on each then names the failing part.
+[[nodiscard]] VerifyResult batch_verify_ball_blocked(std::span<Transcript> transcripts, const GeneratorSet& gens,
+                                                     std::span<const BallStatement> statements,
+                                                     std::span<const BlockedBallProof> proofs, Rng& rng,
+                                                     unsigned threads = 1);
+
 }  // namespace gopa::sigma

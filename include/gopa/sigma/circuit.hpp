@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -80,6 +81,11 @@ struct Circuit {
   // Canonical byte encoding (docs/proofs.md §4.1) and its BLAKE2b-256 identifier.
   [[nodiscard]] std::vector<std::uint8_t> encode() const;
   [[nodiscard]] Bytes32 hash() const;
+  // The identifier a proof binds: hash(), or the one seal() stored. Circuits proven and verified
+  // block after block (range, ball and sampler circuits, shared as const) are sealed once built,
+  // so that their encoding is not hashed again for every block; change nothing after seal().
+  [[nodiscard]] Bytes32 id() const { return sealed_id_ ? *sealed_id_ : hash(); }
+  void seal() { sealed_id_ = hash(); }
   // Indices in range, sizes within the limits.
   [[nodiscard]] bool well_formed() const;
   // Vector generators G_i a proof needs: witness + 3 + 2·0 + gates.
@@ -89,7 +95,16 @@ struct Circuit {
   // Does the witness satisfy every constraint? (testing aid; not constant time)
   [[nodiscard]] bool is_satisfied(std::span<const Scalar> publics,
                                   std::span<const Scalar> witness_values) const;
+
+ private:
+  std::optional<Bytes32> sealed_id_;
 };
+
+// A shared, sealed copy of c (Circuit::seal).
+[[nodiscard]] inline std::shared_ptr<const Circuit> sealed(Circuit c) {
+  c.seal();
+  return std::make_shared<const Circuit>(std::move(c));
+}
 
 // Builds a Circuit and, in prover mode, its witness at the same time, so that gadget code
 // is written once.

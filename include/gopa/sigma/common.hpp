@@ -79,6 +79,9 @@ class MsmTerms {
   void add_h(const Fe& s) { h_ = field::add(h_, weighted(s)); }
   void add_q(const Fe& s) { q_ = field::add(q_, weighted(s)); }
   void add(const Fe& s, const Point& p);
+  // Adds every term of `other` (already weighted) to this equation: terms gathered by several
+  // threads, each into its own MsmTerms, become one equation.
+  void merge(const MsmTerms& other);
   // Evaluates the whole equation with one gopa::msm.
   [[nodiscard]] bool is_identity(const GeneratorSet& gens) const;
   [[nodiscard]] std::size_t size() const noexcept { return gi_.size() + points_.size() + 3; }

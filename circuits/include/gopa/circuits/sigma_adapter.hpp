@@ -102,8 +102,11 @@ struct GaussianClaim {
 // read from its encoding). A failure names the first malformed claim, or says that the
 // batched equation failed: then at least one claim is invalid and verify_gaussian_encoded on
 // each tells which.
+// The blocks' terms are gathered on `threads` threads (0 counts as 1); the weights are drawn from
+// rng in (claim, block) order first, so the verdict does not depend on the thread count.
 [[nodiscard]] sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d,
-                                                        std::span<const GaussianClaim> claims, Rng& rng);
+                                                        std::span<const GaussianClaim> claims, Rng& rng,
+                                                        unsigned threads = 1);
 
 // Proof size and median prove / verify wall times over `reps` fresh proofs of d samples
 // (benchmarks; deterministic seeds), in blocks of `block` samples on `threads` threads.
