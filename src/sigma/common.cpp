@@ -42,16 +42,16 @@ void MsmTerms::merge(const MsmTerms& other) {
 // generators come from the cached basis of the generator set (normalised once, Straus tables).
 bool MsmTerms::is_identity(const GeneratorSet& gens) const {
   const std::size_t k = gi_.size();
-  const auto basis = detail::public_tables(gens, k);
-  std::vector<Scalar> s(k + 3);
-  for (std::size_t i = 0; i < k; ++i) s[i] = field::to_scalar(gi_[i]);
-  s[k] = field::to_scalar(g_);
-  s[k + 1] = field::to_scalar(h_);
-  s[k + 2] = field::to_scalar(q_);
+  const detail::PublicTables tab = detail::public_tables(gens, k);
+  std::vector<Scalar> s(tab.rows);
+  for (std::size_t i = 0; i < k; ++i) s[tab.gi(i)] = field::to_scalar(gi_[i]);
+  s[tab.g] = field::to_scalar(g_);
+  s[tab.h] = field::to_scalar(h_);
+  s[tab.q] = field::to_scalar(q_);
   std::vector<Scalar> es;
   es.reserve(scalars_.size());
   for (const Fe& x : scalars_) es.push_back(field::to_scalar(x));
-  return basis->msm(s, es, points_).is_identity();
+  return tab.basis->msm(s, es, points_).is_identity();
 }
 
 }  // namespace gopa::sigma

@@ -174,17 +174,18 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
   std::vector<Point> base = pts;
   std::vector<Fe> lf(form.begin(), form.end());  // the linear form on the base
   // The first level is the generator set itself: cached tables, where base point j sits at
-  // pos[j] and Q at qpos (layout of public_tables).
-  std::shared_ptr<const MsmBasis> msm_base = public_tables(gens, basis.n_gi);
+  // pos[j] and Q at qpos (rows of public_tables).
+  const PublicTables tab = public_tables(gens, basis.n_gi);
+  std::shared_ptr<const MsmBasis> msm_base = tab.basis;
   std::vector<std::size_t> pos(n);
-  for (std::size_t j = 0; j < basis.n_gi; ++j) pos[j] = j;
-  if (basis.with_g) pos[basis.n_gi] = basis.n_gi;
-  pos[n - 1] = basis.n_gi + 1;
-  std::size_t qpos = basis.n_gi + 2;
+  for (std::size_t j = 0; j < basis.n_gi; ++j) pos[j] = tab.gi(j);
+  if (basis.with_g) pos[basis.n_gi] = tab.g;
+  pos[n - 1] = tab.h;
+  std::size_t qpos = tab.q;
   std::size_t nb = n;  // points in the base (the rest of the level is padding)
   std::vector<Fe> s(nb, field::one());
   std::size_t len = shape.padded();
-  std::vector<Scalar> sa(msm_base->size()), sb(msm_base->size());
+  std::vector<Scalar> sa(tab.rows), sb(tab.rows);
   std::size_t since = 0;  // rounds since the base was materialised
   bool on_generators = true;  // the base is still the generator set (msm_base = public_tables)
   for (std::size_t round = 0; round < shape.rounds; ++round) {

@@ -41,10 +41,18 @@ struct SecretTables {
 };
 [[nodiscard]] SecretTables secret_tables(const GeneratorSet& gens, std::size_t n_gi);
 
-// Variable-time MSM basis G_0..G_{n_gi−1}, G, H, Q (positions n_gi, n_gi + 1, n_gi + 2), with
-// wide Straus tables; built once per (set, n_gi) and shared (tables.cpp).
-[[nodiscard]] std::shared_ptr<const MsmBasis> public_tables(const GeneratorSet& gens,
-                                                            std::size_t n_gi);
+// Variable-time MSM basis holding G_0..G_{n_gi−1}, G, H, Q of a generator set (tables.cpp). Rows:
+// G_i → gi(i), G → g, H → h, Q → q; an MSM over the statement passes the first `rows` scalars
+// (rows of other generators zero). Small statements get their own basis with wide Straus tables
+// (G_i first, then G, H, Q); larger ones share one basis per set, G, H, Q first and then the G_i,
+// grown geometrically, so that the circuits of one session (noise blocks, L2-ball blocks, output)
+// keep one copy of the window and comb tables instead of one per circuit size.
+struct PublicTables {
+  std::shared_ptr<const MsmBasis> basis;
+  std::size_t first_gi = 0, g = 0, h = 0, q = 0, rows = 0;
+  [[nodiscard]] std::size_t gi(std::size_t i) const noexcept { return first_gi + i; }
+};
+[[nodiscard]] PublicTables public_tables(const GeneratorSet& gens, std::size_t n_gi);
 
 inline std::vector<field::Fe> to_fe(std::span<const Scalar> xs) {
   std::vector<field::Fe> out;

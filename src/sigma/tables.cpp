@@ -15,6 +15,9 @@ constexpr std::size_t kMaxCachedSets = 4;
 // wNAF width of the cached public Straus tables (64 affine points per generator): the range
 // prover runs ten MSMs over the same generators per proof.
 constexpr int kPublicStrausWidth = 8;
+// Statements up to this many rows keep their own basis: MsmBasis keeps Straus tables for sparse
+// MSMs on bases of at most 4,096 points (the range prover's ten MSMs per proof).
+constexpr std::size_t kSmallBasis = 4096;
 }  // namespace
 
 SecretTables secret_tables(const GeneratorSet& gens, std::size_t n_gi) {
@@ -42,26 +45,45 @@ SecretTables secret_tables(const GeneratorSet& gens, std::size_t n_gi) {
   return t;
 }
 
-std::shared_ptr<const MsmBasis> public_tables(const GeneratorSet& gens, std::size_t n_gi) {
+PublicTables public_tables(const GeneratorSet& gens, std::size_t n_gi) {
   GOPA_CHECK(n_gi <= gens.size(), "public_tables: generator set too small");
-  auto build = [&gens, n_gi] {
-    std::vector<Point> pts(gens.Gi(n_gi).begin(), gens.Gi(n_gi).end());
-    pts.push_back(gens.G());
-    pts.push_back(gens.H());
-    pts.push_back(gens.Q());
+  if (n_gi + 3 <= kSmallBasis) {
+    // G_0..G_{n_gi−1}, G, H, Q, one basis per (set, n_gi).
+    static std::mutex mu;
+    static std::map<std::pair<Bytes32, std::size_t>, std::shared_ptr<const MsmBasis>> cache;
+    std::lock_guard lock(mu);
+    const auto key = std::make_pair(gens.id(), n_gi);
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      if (cache.size() >= 2 * kMaxCachedSets) cache.clear();
+      std::vector<Point> pts(gens.Gi(n_gi).begin(), gens.Gi(n_gi).end());
+      pts.push_back(gens.G());
+      pts.push_back(gens.H());
+      pts.push_back(gens.Q());
+      it = cache.emplace(key, std::make_shared<const MsmBasis>(pts, kPublicStrausWidth)).first;
+    }
+    return {it->second, 0, n_gi, n_gi + 1, n_gi + 2, n_gi + 3};
+  }
+  // G, H, Q, G_0..G_{k−1} for k ≥ n_gi, shared by every larger statement over the set.
+  auto build = [&gens](std::size_t k) {
+    std::vector<Point> pts{gens.G(), gens.H(), gens.Q()};
+    pts.insert(pts.end(), gens.Gi(k).begin(), gens.Gi(k).end());
     return std::make_shared<const MsmBasis>(pts, kPublicStrausWidth);
   };
-  if (n_gi > kMaxCachedPoints) return build();
+  auto tables = [n_gi](std::shared_ptr<const MsmBasis> b) { return PublicTables{std::move(b), 3, 0, 1, 2, 3 + n_gi}; };
+  if (n_gi > kMaxCachedPoints) return tables(build(n_gi));
   static std::mutex mu;
-  static std::map<std::pair<Bytes32, std::size_t>, std::shared_ptr<const MsmBasis>> cache;
+  static std::map<Bytes32, std::shared_ptr<const MsmBasis>> cache;  // by set id: the points of a name are fixed
   std::lock_guard lock(mu);
-  const auto key = std::make_pair(gens.id(), n_gi);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  if (cache.size() >= 2 * kMaxCachedSets) cache.clear();
-  auto b = build();
-  cache.emplace(key, b);
-  return b;
+  auto it = cache.find(gens.id());
+  if (it != cache.end() && it->second->size() >= 3 + n_gi) return tables(it->second);
+  std::size_t want = n_gi;
+  if (it != cache.end()) want = std::min(gens.size(), std::max(n_gi, 2 * (it->second->size() - 3)));
+  want = std::min(want, kMaxCachedPoints);
+  if (cache.size() >= kMaxCachedSets && it == cache.end()) cache.clear();
+  auto b = build(want);
+  cache[gens.id()] = b;
+  return tables(b);
 }
 
 }  // namespace gopa::sigma::detail

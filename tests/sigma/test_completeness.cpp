@@ -2,6 +2,7 @@
 // checks (wrong witness, wrong public data) for each proof type.
 #include <catch2/catch.hpp>
 
+#include "gopa/msm.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/circuit.hpp"
 #include "gopa/sigma/common.hpp"
@@ -299,6 +300,36 @@ TEST_CASE("MsmTerms: terms gathered apart and merged are the equation gathered a
   CHECK(copy.is_identity(*gens));
   copy.add_gi(3, Scalar::one());
   CHECK_FALSE(copy.is_identity(*gens));
+}
+
+TEST_CASE("MsmTerms over large statements: the shared generator tables, grown and reused", "[sigma][batch]") {
+  // Statements above 4,093 generators share one basis per set (G, H, Q first, then the G_i),
+  // grown when a larger statement comes: every size is checked against an independent MSM, in
+  // the order small → large → small, and with one coefficient off.
+  DeterministicRng rng(78);
+  auto gens = GeneratorSet::get("gopa-tables-test", 9000);
+  for (std::size_t k : {5000U, 9000U, 4500U, 4093U, 4094U}) {
+    INFO("k = " << k);
+    std::vector<Scalar> a(k);
+    for (auto& x : a) x = Scalar::random(rng);
+    const Scalar b = Scalar::random(rng), c = Scalar::random(rng), e = Scalar::random(rng);
+    std::vector<Scalar> sc(a);
+    std::vector<Point> pts(gens->Gi(k).begin(), gens->Gi(k).end());
+    sc.insert(sc.end(), {b, c, e});
+    pts.insert(pts.end(), {gens->G(), gens->H(), gens->Q()});
+    const Point total = msm(sc, pts);
+    MsmTerms eq, off;
+    for (MsmTerms* t : {&eq, &off}) {
+      for (std::size_t i = 0; i < k; ++i) t->add_gi(i, a[i]);
+      t->add_g(b);
+      t->add_h(c);
+      t->add_q(e);
+      t->add(-Scalar::one(), total);
+    }
+    off.add_gi(k - 1, Scalar::one());
+    CHECK(eq.is_identity(*gens));
+    CHECK_FALSE(off.is_identity(*gens));
+  }
 }
 
 TEST_CASE("internal: Montgomery field and polynomial extrapolation", "[sigma][poly]") {
