@@ -45,7 +45,7 @@ struct SecretTables {
 // G_i → gi(i), G → g, H → h, Q → q; an MSM over the statement passes the first `rows` scalars
 // (rows of other generators zero). Small statements get their own basis with wide Straus tables
 // (G_i first, then G, H, Q); larger ones share one basis per set, G, H, Q first and then the G_i,
-// grown geometrically, so that the circuits of one session (noise blocks, L2-ball blocks, output)
+// grown to the largest statement, so that the circuits of one session (noise blocks, L2-ball blocks, output)
 // keep one copy of the window and comb tables instead of one per circuit size.
 struct PublicTables {
   std::shared_ptr<const MsmBasis> basis;

@@ -1,4 +1,5 @@
 // Per-generator-set tables for the provers' constant-time commitments (compressed_impl.hpp).
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -77,9 +78,9 @@ PublicTables public_tables(const GeneratorSet& gens, std::size_t n_gi) {
   std::lock_guard lock(mu);
   auto it = cache.find(gens.id());
   if (it != cache.end() && it->second->size() >= 3 + n_gi) return tables(it->second);
-  std::size_t want = n_gi;
-  if (it != cache.end()) want = std::min(gens.size(), std::max(n_gi, 2 * (it->second->size() - 3)));
-  want = std::min(want, kMaxCachedPoints);
+  // Grown to the statement rounded up to 4,096 generators, not geometrically: a basis past about
+  // 73,000 points would not get window tables (their 128 MiB cap, docs/circuits.md §6.1).
+  const std::size_t want = std::min({gens.size(), kMaxCachedPoints, (n_gi + 4095) / 4096 * 4096});
   if (cache.size() >= kMaxCachedSets && it == cache.end()) cache.clear();
   auto b = build(want);
   cache[gens.id()] = b;
