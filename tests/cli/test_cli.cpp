@@ -146,7 +146,7 @@ TEST_CASE("gopa run: secrets from the operating system unless --seed asks for a 
 }
 
 TEST_CASE("gopa run --noise hidden: the committee's noise is new in every run unless --seed fixes it",
-          "[cli][run][seed][hidden]") {
+          "[cli][run][seed][hidden][release-only]") {
   TempDir d;
   {
     std::ofstream f(d.path / "in.csv");

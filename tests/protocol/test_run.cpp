@@ -226,7 +226,7 @@ TEST_CASE("Cheat names parse", "[protocol][run]") {
 }
 
 TEST_CASE("A roster longer than one board entry: the setup spans several entries and every party finds its keys",
-          "[protocol][run][roster]") {
+          "[protocol][run][roster][large-session]") {
   // 1,001 parties: the setup entry carries keys 0..999, one party_key entry carries key 1000.
   // Only parties 0 and 1000 run; the others never appear, so the first round closes on its
   // timeout and they are excluded as missing (later rounds wait for parties 0 and 1000 only).
@@ -821,7 +821,7 @@ TEST_CASE("The L2 ball: run_session and a party refuse inputs outside the ball b
 }
 
 TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spliced ones exclude only their sender",
-          "[protocol][run][chunks]") {
+          "[protocol][run][chunks][large-session]") {
   // d = 800: a party's commitment message (two points per coordinate, about 50 bytes of noise
   // proof per sample, the input-domain proof) passes one board entry and travels in two chunks. Party 0 posts its chunks in reverse order, party 1
   // withholds its last one, party 2 splices in a chunk of another message of its own; party 3 is
