@@ -4,15 +4,11 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <chrono>
-#include <exception>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "gopa/check.hpp"
 #include "gopa/parallel.hpp"
@@ -468,15 +464,12 @@ sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d,
   std::size_t gens_needed = 0;
   for (std::size_t i = 0; i < claims.size(); ++i) {
     sigma::VerifyResult r = prepare_claim(p, d, claims[i], cache, prepared[i]);
-    if (!r) {
-      r.message = "proof " + std::to_string(i) + ": " + r.message;
-      return r;
-    }
+    if (!r) return sigma::of_proof(i, std::move(r));
     gens_needed = std::max(gens_needed, prepared[i].circuits.full->circuit.generators_needed());
   }
   if (claims.empty()) return sigma::VerifyResult::valid();
   auto gens = GeneratorSet::get("gopa", gens_needed);
-  // Every (claim, block) with its weight, drawn in order; then contiguous runs of them per thread.
+  // Every (claim, block) with its weight, drawn in order; then their terms gathered on the threads.
   struct Job {
     std::size_t claim, block;
     Scalar weight;
@@ -484,31 +477,24 @@ sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d,
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < claims.size(); ++i)
     for (std::size_t k = 0; k < prepared[i].b.count; ++k) jobs.push_back({i, k, Scalar::random_nonzero(rng)});
-  const std::size_t parts = std::min<std::size_t>(std::max(threads, 1U), jobs.size());
-  std::vector<sigma::MsmTerms> eqs(parts);
+  sigma::MsmTerms eq;
   std::vector<sigma::VerifyResult> results(jobs.size());
-  parallel_for(parts, static_cast<unsigned>(parts), [&](std::size_t part) {
-    for (std::size_t j = jobs.size() * part / parts; j < jobs.size() * (part + 1) / parts; ++j) {
-      const Job& job = jobs[j];
-      results[j] = with_block(p, claims[job.claim], prepared[job.claim], job.block,
-                              [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
-                                  std::span<const Point> coms, const sigma::CircuitProof& pr) {
-                                eqs[part].set_weight(job.weight);
-                                return sigma::add_circuit_terms(t, *gens, circ, publics, coms, pr, eqs[part]);
-                              });
-      if (!results[j]) return;
-    }
+  sigma::gather_terms(jobs.size(), threads, eq, [&](std::size_t j, sigma::MsmTerms& terms) {
+    const Job& job = jobs[j];
+    results[j] = with_block(p, claims[job.claim], prepared[job.claim], job.block,
+                            [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
+                                std::span<const Point> coms, const sigma::CircuitProof& pr) {
+                              terms.set_weight(job.weight);
+                              return sigma::add_circuit_terms(t, *gens, circ, publics, coms, pr, terms);
+                            });
+    return results[j].ok();
   });
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    if (!results[j]) {
-      results[j].message = "proof " + std::to_string(jobs[j].claim) + ": " + results[j].message;
-      return std::move(results[j]);
-    }
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    if (!results[j]) return sigma::of_proof(jobs[j].claim, std::move(results[j]));
+  if (sigma::VerifyResult r = sigma::batch_verdict(eq, *gens); !r) {
+    r.message = "gaussian: " + r.message;
+    return r;
   }
-  for (std::size_t part = 1; part < parts; ++part) eqs[0].merge(eqs[part]);
-  if (!eqs[0].is_identity(*gens))
-    return sigma::VerifyResult::fail(sigma::VerifyStatus::kBatchEquation,
-                                     "gaussian: batched final equation fails: at least one proof is invalid");
   return sigma::VerifyResult::valid();
 }
 

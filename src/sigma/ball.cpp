@@ -5,11 +5,9 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "gopa/check.hpp"
@@ -184,15 +182,9 @@ VerifyResult batch_verify_ball(std::span<Transcript> transcripts, const Generato
       r = add_circuit_terms(transcripts[i], gens, *ball_circuit(statements[i].bits, proofs[i].d),
                             ball_publics(statements[i].radius), statements[i].commitments, proofs[i].body, eq);
     }
-    if (!r) {
-      r.message = "proof " + std::to_string(i) + ": " + r.message;
-      return r;
-    }
+    if (!r) return of_proof(i, std::move(r));
   }
-  if (!eq.is_identity(gens))
-    return VerifyResult::fail(VerifyStatus::kBatchEquation,
-                              "batched final equation fails: at least one proof is invalid");
-  return VerifyResult::valid();
+  return batch_verdict(eq, gens);
 }
 
 // ---------------------------------------------------------------- blocked L2-ball proofs (§5.3)
@@ -458,8 +450,8 @@ std::optional<BlockedBallProof> prove_ball_blocked(Transcript& t, const Generato
 
 namespace {
 // The blocked proof's checks (every block, then the slack), in one of two modes: with `eq`, each
-// part's equation is added to *eq under its weight (weights[k], the slack's last; terms gathered
-// per thread and merged); without, each part is verified alone and the first failing one is named.
+// part's equation is added to *eq under its weight (weights[k], the slack's last; gather_terms);
+// without, each part is verified alone and the first failing one is named.
 // Either way the transcript ends as the prover's did.
 VerifyResult blocked_parts(Transcript& t, const GeneratorSet& gens, const BallStatement& st,
                            const BlockedBallProof& proof, unsigned threads, std::span<const Scalar> weights,
@@ -512,12 +504,14 @@ VerifyResult blocked_parts(Transcript& t, const GeneratorSet& gens, const BallSt
     digests[k] = finish_part(fork);
   };
   const std::size_t parts = nblocks + 1;
-  const std::size_t runs = eq == nullptr ? parts : std::min<std::size_t>(std::max(threads, 1U), parts);
-  std::vector<MsmTerms> eqs(eq == nullptr ? 0 : runs);
-  parallel_for(runs, std::max(threads, 1U), [&](std::size_t r) {
-    if (eq == nullptr) return check(r, nullptr);
-    for (std::size_t k = parts * r / runs; k < parts * (r + 1) / runs; ++k) check(k, &eqs[r]);
-  });
+  if (eq == nullptr) {
+    parallel_for(parts, std::max(threads, 1U), [&](std::size_t k) { check(k, nullptr); });
+  } else {
+    gather_terms(parts, threads, *eq, [&](std::size_t k, MsmTerms& terms) {
+      check(k, &terms);
+      return true;
+    });
+  }
   for (std::size_t k = 0; k < parts; ++k) {
     if (!results[k]) {
       results[k].message = (k < nblocks ? "block " + std::to_string(k) : std::string("slack C^2 - sum of partial sums")) +
@@ -525,7 +519,6 @@ VerifyResult blocked_parts(Transcript& t, const GeneratorSet& gens, const BallSt
       return results[k];
     }
   }
-  for (MsmTerms& e : eqs) eq->merge(e);
   absorb_digests(t, digests);
   return VerifyResult::valid();
 }
@@ -546,15 +539,9 @@ VerifyResult batch_verify_ball_blocked(std::span<Transcript> transcripts, const 
     std::vector<Scalar> weights(ball_block_count(statements[i].commitments.size()) + 1);
     for (Scalar& w : weights) w = Scalar::random_nonzero(rng);
     VerifyResult r = blocked_parts(transcripts[i], gens, statements[i], proofs[i], threads, weights, &eq);
-    if (!r) {
-      r.message = "proof " + std::to_string(i) + ": " + r.message;
-      return r;
-    }
+    if (!r) return of_proof(i, std::move(r));
   }
-  if (!eq.is_identity(gens))
-    return VerifyResult::fail(VerifyStatus::kBatchEquation,
-                              "batched final equation fails: at least one proof is invalid");
-  return VerifyResult::valid();
+  return batch_verdict(eq, gens);
 }
 
 }  // namespace gopa::sigma

@@ -54,4 +54,15 @@ bool MsmTerms::is_identity(const GeneratorSet& gens) const {
   return tab.basis->msm(s, es, points_).is_identity();
 }
 
+VerifyResult batch_verdict(const MsmTerms& eq, const GeneratorSet& gens) {
+  if (!eq.is_identity(gens))
+    return VerifyResult::fail(VerifyStatus::kBatchEquation, "batched final equation fails: at least one proof is invalid");
+  return VerifyResult::valid();
+}
+
+VerifyResult of_proof(std::size_t i, VerifyResult r) {
+  if (!r) r.message = "proof " + std::to_string(i) + ": " + r.message;
+  return r;
+}
+
 }  // namespace gopa::sigma

@@ -65,21 +65,17 @@ void lagrange_pair(const Scalar& c, std::size_t lo_deg, std::size_t hi_deg,
     acc = field::mul(acc, cj);
     cj = field::sub(cj, one);
   }
-  // Suffixes from the top, c − j recomputed downwards.
-  acc = one;
-  cj = field::sub(fc, field::from_u64(hi_deg));
-  for (std::size_t j = hi_deg + 1; j-- > 0;) {
-    hi[j] = field::mul(field::mul(hi[j], acc), (*inv_hi)[j]);
-    acc = field::mul(acc, cj);
-    cj = field::add(cj, one);
-  }
-  acc = one;
-  cj = field::sub(fc, field::from_u64(lo_deg));
-  for (std::size_t j = lo_deg + 1; j-- > 0;) {
-    lo[j] = field::mul(field::mul(lo[j], acc), (*inv_lo)[j]);
-    acc = field::mul(acc, cj);
-    cj = field::add(cj, one);
-  }
+  // Times the suffix over 0..deg and 1/D_j, from the top (c − j recomputed downwards).
+  auto finish = [&](std::vector<field::Fe>& w, std::size_t deg, const std::vector<field::Fe>& inv) {
+    field::Fe suffix = one, ck = field::sub(fc, field::from_u64(deg));
+    for (std::size_t j = deg + 1; j-- > 0;) {
+      w[j] = field::mul(field::mul(w[j], suffix), inv[j]);
+      suffix = field::mul(suffix, ck);
+      ck = field::add(ck, one);
+    }
+  };
+  finish(hi, hi_deg, *inv_hi);
+  finish(lo, lo_deg, *inv_lo);
 }
 
 namespace {

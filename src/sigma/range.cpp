@@ -145,15 +145,9 @@ VerifyResult batch_verify_range(std::span<Transcript> transcripts, const Generat
       r = add_circuit_terms(transcripts[i], gens, *range_circuit(statements[i].bits, proofs[i].d),
                             {}, statements[i].commitments, proofs[i].body, eq);
     }
-    if (!r) {
-      r.message = "proof " + std::to_string(i) + ": " + r.message;
-      return r;
-    }
+    if (!r) return of_proof(i, std::move(r));
   }
-  if (!eq.is_identity(gens))
-    return VerifyResult::fail(VerifyStatus::kBatchEquation,
-                              "batched final equation fails: at least one proof is invalid");
-  return VerifyResult::valid();
+  return batch_verdict(eq, gens);
 }
 
 }  // namespace gopa::sigma

@@ -11,6 +11,7 @@
 // Security notes: everything here is public data (variable time).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "gopa/group.hpp"
+#include "gopa/parallel.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/field.hpp"
 
@@ -96,5 +98,27 @@ class MsmTerms {
   std::vector<Fe> scalars_;
   std::vector<Point> points_;
 };
+
+// Runs add(k, terms) for k < count on up to `threads` threads (0 counts as 1), contiguous runs of
+// k per thread, each run into its own MsmTerms, then adds them all into eq: the terms of many
+// proof parts, gathered in parallel, as one equation. add returns false to end its run early (a
+// structural defect; the caller reports the first one in order). Callers that weight the parts
+// draw the weights before, in order, so that nothing depends on the thread count.
+template <class Fn>
+void gather_terms(std::size_t count, unsigned threads, MsmTerms& eq, Fn&& add) {
+  const std::size_t runs = std::min<std::size_t>(std::max(threads, 1U), count);
+  std::vector<MsmTerms> parts(runs);
+  parallel_for(runs, static_cast<unsigned>(runs), [&](std::size_t r) {
+    for (std::size_t k = count * r / runs; k < count * (r + 1) / runs; ++k)
+      if (!add(k, parts[r])) return;
+  });
+  for (const MsmTerms& part : parts) eq.merge(part);
+}
+
+// The verdict of a batch whose equation is eq: valid, or kBatchEquation ("batched final equation
+// fails: at least one proof is invalid"; the caller then checks each proof alone to name it).
+[[nodiscard]] VerifyResult batch_verdict(const MsmTerms& eq, const GeneratorSet& gens);
+// r, its message prefixed with "proof i: " when it failed (a defect of the i-th proof of a batch).
+[[nodiscard]] VerifyResult of_proof(std::size_t i, VerifyResult r);
 
 }  // namespace gopa::sigma
