@@ -2124,13 +2124,17 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   phase_done("setup");
 
   // Appends one round's entries, then the coordinator's close. A coordinator under test
-  // (cfg.early_close) closes the victim's rounds after everyone else's entries and before the
-  // victim's, which land late.
+  // (cfg.early_close) closes the victim's rounds after everyone else's entries (and the victim's
+  // first victim_entries_before) and before the victim's others, which land late.
   using Posts = std::vector<std::pair<std::uint32_t, Bytes>>;
   auto post_round = [&](std::uint32_t r, Posts entries) -> std::optional<bulletin::Error> {
     const bool early = cfg.early_close && cfg.early_close->rounds.count(r) > 0;
     std::vector<Bytes> now, late;
-    for (auto& [u, e] : entries) (early && u == cfg.early_close->victim ? late : now).push_back(std::move(e));
+    std::size_t victim_posted = 0;
+    for (auto& [u, e] : entries) {
+      const bool cut = early && u == cfg.early_close->victim && victim_posted++ >= cfg.early_close->victim_entries_before;
+      (cut ? late : now).push_back(std::move(e));
+    }
     if (auto e = fail_if(append_all(board, now))) return e;
     if (auto e = fail_if(close(r))) return e;
     if (auto e = fail_if(append_all(board, late))) return e;

@@ -820,16 +820,18 @@ TEST_CASE("The L2 ball: run_session and a party refuse inputs outside the ball b
   CHECK(std::fabs(t.outcomes[0]->value().estimate[1] - 0.8) < 0.1);
 }
 
-TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spliced ones exclude only their sender",
-          "[protocol][run][chunks][large-session]") {
+TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spliced ones exclude only their sender, a round closed between chunks makes a drop-out",
+          "[protocol][run][chunks][coordinator][large-session]") {
   // d = 800: a party's commitment message (two points per coordinate, about 50 bytes of noise
   // proof per sample, the input-domain proof) passes one board entry and travels in two chunks. Party 0 posts its chunks in reverse order, party 1
   // withholds its last one, party 2 splices in a chunk of another message of its own; party 3 is
-  // honest throughout.
-  RunConfig cfg = config(4, 800, 61);
+  // honest throughout. Party 4 is honest too, but the coordinator closes round 6 after its first
+  // chunk: its message is incomplete when the round closes and its other chunks land late.
+  RunConfig cfg = config(5, 800, 61);
+  cfg.early_close = RunConfig::EarlyClose{4, {6}, 1};  // round 6: commitments
   cfg.chunk_posts = [](std::uint32_t u, bulletin::MessageType type, std::uint32_t, std::vector<Bytes>& chunks) {
     if (type != bulletin::MessageType::commitment) return;
-    REQUIRE(chunks.size() >= 2);
+    REQUIRE(chunks.size() >= 2);  // party 4's close falls between two chunks
     if (u == 0) std::reverse(chunks.begin(), chunks.end());
     if (u == 1) chunks.pop_back();
     if (u == 2) {
@@ -854,6 +856,12 @@ TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spli
   INFO(r.excluded.at(2));
   CHECK(r.excluded.at(1).find("malformed") == std::string::npos);  // withheld: missing, as a drop-out
   CHECK(r.excluded.at(2).find("chunks of two different messages") != std::string::npos);
+  // Party 4 is a drop-out (no complete commitment before the close), neither malformed nor named.
+  REQUIRE(r.excluded.count(4) == 1);
+  INFO(r.excluded.at(4));
+  CHECK(r.excluded.at(4).find("malformed") == std::string::npos);
+  CHECK(r.excluded.at(4).find("chunk") == std::string::npos);
+  CHECK(r.named.count(4) == 0);
   REQUIRE(r.estimate.size() == 800);
   for (std::uint32_t j : {0U, 511U, 512U, 799U}) {
     const double mean = (cfg.params.from_fixed(static_cast<std::int64_t>(cfg.inputs[0][j])) +
@@ -865,4 +873,9 @@ TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spli
   CHECK(check_detail(a, "released result").rfind("PASS", 0) == 0);
   CHECK(a.misbehaving.count(0) == 0);
   CHECK(a.misbehaving.count(3) == 0);
+  REQUIRE(a.excluded.count(4) == 1);
+  CHECK(a.excluded.at(4) == kDroppedOutReason);
+  CHECK(a.named.count(4) == 0);
+  CHECK(std::find(a.exposed.begin(), a.exposed.end(), 4U) == a.exposed.end());
+  CHECK(check_detail(a, "no party's input computable from the board").rfind("PASS", 0) == 0);
 }

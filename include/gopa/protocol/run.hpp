@@ -82,10 +82,12 @@ struct RunConfig {
   // Progress callback: phase name, items done, items in the phase.
   std::function<void(const std::string&, std::size_t, std::size_t)> progress;
   // TEST ONLY: a coordinator that closes each of `rounds` at the worst moment for `victim`: after
-  // every other party's entries of the round and before the victim's, which land late.
+  // every other party's entries of the round and the victim's first `victim_entries_before`
+  // (e.g. one chunk of a chunked message), before the victim's others, which land late.
   struct EarlyClose {
     std::uint32_t victim = 0;
     std::set<std::uint32_t> rounds;
+    std::size_t victim_entries_before = 0;
   };
   std::optional<EarlyClose> early_close;
   // TEST ONLY: rewrites the committee's log of (call, attempt) before it is posted; each message
