@@ -573,6 +573,75 @@ Point msm(std::span<const Scalar> scalars, std::span<const Point> points, MsmOpt
   return to_point(pippenger_niels(niels, scalars, pippenger_window(n), threads));
 }
 
+// ---------------------------------------------------------------- gathered points
+
+namespace {
+
+// The Edwards point of an affine Niels form, in extended coordinates scaled by 4:
+// (4x : 4y : 4 : 4xy), from 2x = ypx − ymx and 2y = ypx + ymx (no inversion).
+Ext niels_to_ext(const Niels& n) {
+  const Fe x2 = detail::fe_carry(detail::fe_sub(n.ypx, n.ymx));
+  const Fe y2 = detail::fe_carry(detail::fe_add(n.ypx, n.ymx));
+  return Ext{detail::fe_carry(detail::fe_add(x2, x2)), detail::fe_carry(detail::fe_add(y2, y2)),
+             detail::fe_from_small(4), detail::fe_mul(x2, y2)};
+}
+
+}  // namespace
+
+struct MsmPoints::Impl {
+  std::vector<Niels> done;
+  std::vector<Ext> pending;  // at most kChunk points not normalised yet
+  // Normalises the pending points (one batch inversion). Called before every read.
+  void flush() {
+    if (pending.empty()) return;
+    const std::size_t at = done.size();
+    done.resize(at + pending.size());
+    std::vector<Fe> scratch(pending.size());
+    detail::ext_batch_to_niels(pending, std::span<Niels>(done).subspan(at), scratch);
+    pending.clear();
+  }
+  // The first n points as gopa::Points (the Straus paths of small MSMs take those).
+  [[nodiscard]] std::vector<Point> points() {
+    flush();
+    std::vector<Point> out(done.size());
+    for (std::size_t i = 0; i < done.size(); ++i) out[i] = to_point(niels_to_ext(done[i]));
+    return out;
+  }
+};
+
+MsmPoints::MsmPoints() : impl_(std::make_unique<Impl>()) {}
+MsmPoints::~MsmPoints() = default;
+MsmPoints::MsmPoints(MsmPoints&&) noexcept = default;
+MsmPoints& MsmPoints::operator=(MsmPoints&&) noexcept = default;
+
+void MsmPoints::push_back(const Point& p) {
+  impl_->pending.push_back(detail::ext_from_decaf(*p.raw()));
+  if (impl_->pending.size() == kChunk) impl_->flush();
+}
+
+void MsmPoints::append(const MsmPoints& other) {
+  other.impl_->flush();
+  impl_->flush();
+  impl_->done.insert(impl_->done.end(), other.impl_->done.begin(), other.impl_->done.end());
+}
+
+std::size_t MsmPoints::size() const noexcept { return impl_->done.size() + impl_->pending.size(); }
+
+Point MsmPoints::at(std::size_t i) const {
+  GOPA_CHECK(i < size(), "MsmPoints::at: index out of range");
+  impl_->flush();
+  return to_point(niels_to_ext(impl_->done[i]));
+}
+
+Point msm(std::span<const Scalar> scalars, const MsmPoints& points, MsmOptions options) {
+  GOPA_CHECK(scalars.size() == points.size(), "msm: as many scalars as points");
+  const std::size_t n = scalars.size();
+  if (n == 0) return Point();
+  if (n <= kStrausMax) return msm(scalars, points.impl_->points(), options);
+  points.impl_->flush();
+  return to_point(pippenger_niels(points.impl_->done, scalars, pippenger_window(n), thread_count(n, options)));
+}
+
 std::size_t msm_scratch_bytes(std::size_t n, MsmOptions options) {
   if (n == 0) return 0;
   if (n <= kStrausMax) {
@@ -671,7 +740,7 @@ MsmBasis& MsmBasis::operator=(MsmBasis&&) noexcept = default;
 std::size_t MsmBasis::size() const noexcept { return impl_->points.size(); }
 
 Point MsmBasis::msm(std::span<const Scalar> scalars, MsmOptions options) const {
-  return msm(scalars, {}, {}, options);
+  return msm(scalars, {}, std::span<const Point>{}, options);
 }
 
 Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> extra_scalars,
@@ -711,6 +780,31 @@ Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> ext
   std::vector<Niels> all(total);
   std::copy(impl_->niels.begin(), impl_->niels.begin() + static_cast<std::ptrdiff_t>(n), all.begin());
   normalise(extra_points, std::span<Niels>(all).subspan(n));
+  std::vector<Scalar> s(total);
+  std::copy(scalars.begin(), scalars.end(), s.begin());
+  std::copy(extra_scalars.begin(), extra_scalars.end(), s.begin() + static_cast<std::ptrdiff_t>(n));
+  return to_point(pippenger_niels(all, s, pippenger_window(total), thread_count(total, options)));
+}
+
+Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> extra_scalars,
+                    const MsmPoints& extra_points, MsmOptions options) const {
+  GOPA_CHECK(scalars.size() <= impl_->points.size(), "MsmBasis::msm: more scalars than points");
+  GOPA_CHECK(extra_scalars.size() == extra_points.size(), "msm: as many scalars as points");
+  const std::size_t n = scalars.size();
+  // Few extra points: the Point paths (Straus) take them as they are.
+  if (extra_scalars.size() <= kBasisStrausMax) return msm(scalars, extra_scalars, extra_points.impl_->points(), options);
+  if (n > kStrausMax) {
+    if (const WindowTables* wt = impl_->window_tables()) {
+      return to_point(windowed_msm(*wt, scalars, thread_count(n, options))) + gopa::msm(extra_scalars, extra_points, options);
+    }
+  }
+  // Pippenger over the basis terms followed by the gathered terms.
+  extra_points.impl_->flush();
+  const std::vector<Niels>& extra = extra_points.impl_->done;
+  const std::size_t total = n + extra.size();
+  std::vector<Niels> all(total);
+  std::copy(impl_->niels.begin(), impl_->niels.begin() + static_cast<std::ptrdiff_t>(n), all.begin());
+  std::copy(extra.begin(), extra.end(), all.begin() + static_cast<std::ptrdiff_t>(n));
   std::vector<Scalar> s(total);
   std::copy(scalars.begin(), scalars.end(), s.begin());
   std::copy(extra_scalars.begin(), extra_scalars.end(), s.begin() + static_cast<std::ptrdiff_t>(n));

@@ -2188,6 +2188,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   const Graph g = derive_graph(p.parties, p.neighbors, y);
   phase_done("joint randomness");
   const bool randomness_ok = randomness_view->randomness_failed.empty();
+  randomness_view.reset();  // every later round reads the board again (and the decoded seed commitments are big)
 
   // Round 11 (hidden noise, between rounds 3 and 4): the committee drawn by y computes one
   // hidden Box–Muller pair per two coordinates; every message goes on the board from its
@@ -2347,44 +2348,46 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // counts it and leaves it a hidden edge to a counted party (masked_refusal); a drop-out or a
   // `missing` cheater publishes none; a `replay` cheater copies another party's.
   if (randomness_ok) {
-    auto view = read_view(board, sid);
-    if (!view) return view.error();
-    const Verdict before = judge(view.value(), g, &cache);
-    std::vector<std::optional<MaskedMessage>> masked(p.parties);
-    for (auto& party : parties) {
-      const std::uint32_t u = party->index();
-      if (party->dropout || party->cheat == CheatKind::missing || !commits[u]) continue;
-      if (!party->cheat && !masked_refusal(view.value(), g, before, u).empty()) continue;
-      masked[u] = party->masked(sid, p, *commits[u]);
-    }
-    std::size_t posted = 0;
-    for (auto& party : parties) {
-      const std::uint32_t u = party->index();
-      if (!masked[u]) continue;
-      MaskedMessage m = *masked[u];
-      if (party->cheat == CheatKind::replay) {
-        for (std::uint32_t d = 1; d < p.parties; ++d) {
-          const std::uint32_t other = (u + d) % p.parties;
-          if (masked[other]) {
-            m = *masked[other];
-            break;
+    {  // one decoded view at a time: this one is gone before round 9 reads the board again
+      auto view = read_view(board, sid);
+      if (!view) return view.error();
+      const Verdict before = judge(view.value(), g, &cache);
+      std::vector<std::optional<MaskedMessage>> masked(p.parties);
+      for (auto& party : parties) {
+        const std::uint32_t u = party->index();
+        if (party->dropout || party->cheat == CheatKind::missing || !commits[u]) continue;
+        if (!party->cheat && !masked_refusal(view.value(), g, before, u).empty()) continue;
+        masked[u] = party->masked(sid, p, *commits[u]);
+      }
+      std::size_t posted = 0;
+      for (auto& party : parties) {
+        const std::uint32_t u = party->index();
+        if (!masked[u]) continue;
+        MaskedMessage m = *masked[u];
+        if (party->cheat == CheatKind::replay) {
+          for (std::uint32_t d = 1; d < p.parties; ++d) {
+            const std::uint32_t other = (u + d) % p.parties;
+            if (masked[other]) {
+              m = *masked[other];
+              break;
+            }
           }
         }
+        std::vector<Bytes> entries = party->entries(sid, kRoundMasked, MessageType::masked_value, m.encode());
+        if (party->cheat == CheatKind::signature) {
+          // Appended alone, so the refusal (bad signature) is attributed.
+          auto r = board.append(entries.front());
+          if (r.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
+          report.excluded[u] = "masked value refused by the board: " + r.error().message;
+        } else {
+          for (Bytes& e : entries) round.emplace_back(u, std::move(e));
+        }
+        progress("masked values", ++posted, p.parties);
       }
-      std::vector<Bytes> entries = party->entries(sid, kRoundMasked, MessageType::masked_value, m.encode());
-      if (party->cheat == CheatKind::signature) {
-        // Appended alone, so the refusal (bad signature) is attributed.
-        auto r = board.append(entries.front());
-        if (r.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
-        report.excluded[u] = "masked value refused by the board: " + r.error().message;
-      } else {
-        for (Bytes& e : entries) round.emplace_back(u, std::move(e));
-      }
-      progress("masked values", ++posted, p.parties);
+      if (auto e = post_round(kRoundMasked, std::move(round))) return *e;
+      round.clear();
+      phase_done("masked values + output proofs");
     }
-    if (auto e = post_round(kRoundMasked, std::move(round))) return *e;
-    round.clear();
-    phase_done("masked values + output proofs");
 
     // Round 9: the counted neighbours of excluded parties reveal their edge seeds, so the excluded
     // parties' pairwise terms can be removed from the sum; excluded committee members open their
@@ -2439,6 +2442,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   if (verdict.withheld.empty()) report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
   for (auto u : verdict.counted) report.published[u] = estimate_of(p, view.value().masked.at(u).xhat, 1);
   phase_done("aggregate");
+  view = bulletin::Result<View>(View{});  // released before the board is read once more
   auto final_view = read_view(board, sid);
   if (final_view) {
     report.board_entries = final_view.value().entries;

@@ -35,7 +35,7 @@ void MsmTerms::merge(const MsmTerms& other) {
   h_ = field::add(h_, other.h_);
   q_ = field::add(q_, other.q_);
   scalars_.insert(scalars_.end(), other.scalars_.begin(), other.scalars_.end());
-  points_.insert(points_.end(), other.points_.begin(), other.points_.end());
+  points_.append(other.points_);
 }
 
 // VARIABLE TIME (public data): one multi-scalar multiplication over every term; the shared

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -433,4 +434,76 @@ TEST_CASE("MsmBasis strided MSMs match the sums, before and after the comb table
   check(140, 1000);
   check(kN, kN);
   while (next_special < specials.size()) check(16, 130);
+}
+
+TEST_CASE("MsmPoints: gathered points, normalised in chunks, give the same MSM", "[msm][gathered]") {
+  // Sizes around the Straus/Pippenger switch and the 2048-point normalisation chunk; the
+  // instance holds identities and repeated points.
+  for (std::size_t n : {0UL, 1UL, 2UL, 128UL, 129UL, 300UL, 2047UL, 2048UL, 2049UL, 4500UL}) {
+    CAPTURE(n);
+    const Instance in = make_instance(n, 900 + n);
+    gopa::MsmPoints gathered;
+    for (const Point& p : in.points) gathered.push_back(p);
+    REQUIRE(gathered.size() == n);
+    const Point expected = Point::base_mul(in.expected_log(n));
+    CHECK(gopa::msm(in.scalars, gathered) == expected);
+    CHECK(gopa::msm(in.scalars, gathered, MsmOptions{2}) == expected);
+    // Every point comes back as the group element it was (chunk borders included).
+    for (std::size_t i : {0UL, n / 2, n - 1, 2047UL, 2048UL}) {
+      if (i < n) CHECK(gathered.at(i) == in.points[i]);
+    }
+    if (n > 0) {
+      // One scalar changed (of a point that is not the identity) changes the sum.
+      std::size_t k = n / 2;
+      while (k > 0 && in.logs[k].is_zero()) --k;
+      if (in.logs[k].is_zero()) continue;
+      std::vector<Scalar> other = in.scalars;
+      other[k] += Scalar::one();
+      CHECK_FALSE(gopa::msm(other, gathered) == expected);
+    }
+  }
+}
+
+TEST_CASE("MsmPoints: appended parts and a basis with gathered extra terms", "[msm][gathered]") {
+  const Instance in = make_instance(5000, 31);
+  // Gathered in three parts (one with a pending, unnormalised tail), then appended in order.
+  gopa::MsmPoints a, b, c, all;
+  for (std::size_t i = 0; i < 5000; ++i) (i < 1000 ? a : i < 3100 ? b : c).push_back(in.points[i]);
+  all.append(a);
+  all.append(b);
+  all.append(c);
+  REQUIRE(all.size() == 5000);
+  CHECK(gopa::msm(in.scalars, all) == Point::base_mul(in.expected_log(5000)));
+  CHECK(all.at(999) == in.points[999]);
+  CHECK(all.at(1000) == in.points[1000]);
+  CHECK(all.at(3100) == in.points[3100]);
+
+  // A basis of 1100 (window tables after repeated use) and one of 300 (Straus tables), with
+  // 0, 5 (the Point path), 257 and 3000 gathered extra terms, against the expected sum and the
+  // same MSM with the extra terms as Points.
+  for (std::size_t basis_n : {300UL, 1100UL}) {
+    const Instance bi = make_instance(basis_n, 40 + basis_n);
+    const MsmBasis basis(bi.points);
+    gopa::DeterministicRng rng(41);
+    for (int call = 0; call < 12; ++call) {
+      const std::size_t extras = std::array<std::size_t, 4>{0, 5, 257, 3000}[static_cast<std::size_t>(call % 4)];
+      CAPTURE(basis_n, call, extras);
+      std::vector<Scalar> s(basis_n);
+      Scalar expected;
+      for (std::size_t i = 0; i < basis_n; ++i) {
+        if (call % 3 == 1 && i % 8 != 0) continue;  // sparse
+        s[i] = Scalar::random(rng);
+        expected += s[i] * bi.logs[i];
+      }
+      std::vector<Scalar> es(in.scalars.begin(), in.scalars.begin() + static_cast<std::ptrdiff_t>(extras));
+      std::vector<Point> ep(in.points.begin(), in.points.begin() + static_cast<std::ptrdiff_t>(extras));
+      gopa::MsmPoints gp;
+      for (const Point& p : ep) gp.push_back(p);
+      for (std::size_t k = 0; k < extras; ++k) expected += es[k] * in.logs[k];
+      const MsmOptions opt{call % 2 == 1 ? 2U : 1U};
+      const Point got = basis.msm(s, es, gp, opt);
+      CHECK(got == Point::base_mul(expected));
+      CHECK(got == basis.msm(s, es, ep, opt));
+    }
+  }
 }

@@ -1,9 +1,13 @@
 // libFuzzer target: every decoder of untrusted board data — entries, signed notes, checkpoint
-// bodies, verifier keys, session parameters and the GOPA round messages.
-// Invariants: never crash; whatever decodes re-encodes to the same bytes.
+// bodies, verifier keys, session parameters, the GOPA round messages and chunk payloads (alone and
+// as a sequence fed to one assembler).
+// Invariants: never crash; whatever decodes re-encodes to the same bytes; an assembler that
+// completes a message holds one whose length its chunks declared.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "gopa/bulletin/entry.hpp"
@@ -53,5 +57,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   round_trip<gp::RoundMarker>(in, nullptr);
   round_trip<gp::CommitteeMessage>(in, nullptr);
   round_trip<gp::NoiseShareMessage>(in, 2u, nullptr);
+  // Chunks: the payload alone, then the input as a sequence of payloads (each after its 16-bit
+  // length) fed to one assembler, as one sender's chunks of one (type, round) are.
+  (void)gp::decode_chunk(in, nullptr);
+  gp::ChunkAssembler assembler;
+  for (std::size_t at = 0; at + 2 <= size;) {
+    const std::size_t want = std::size_t{data[at]} | (std::size_t{data[at + 1]} << 8);
+    const std::size_t len = std::min(want, size - at - 2);
+    const auto part = in.subspan(at + 2, len);
+    std::string why;
+    if (assembler.add(part, &why) == gp::ChunkAssembler::Status::complete) {
+      const auto h = gp::decode_chunk(part, nullptr);
+      if (!h || assembler.take_message().size() != h->length) std::abort();
+    }
+    at += 2 + len;
+  }
   return 0;
 }

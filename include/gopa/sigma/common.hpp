@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gopa/group.hpp"
+#include "gopa/msm.hpp"
 #include "gopa/parallel.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/field.hpp"
@@ -96,7 +97,7 @@ class MsmTerms {
   std::vector<Fe> gi_;
   Fe g_, h_, q_;
   std::vector<Fe> scalars_;
-  std::vector<Point> points_;
+  MsmPoints points_;  // normalised as they come: 96 bytes a term, not 320
 };
 
 // Runs add(k, terms) for k < count on up to `threads` threads (0 counts as 1), contiguous runs of
