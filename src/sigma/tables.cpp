@@ -19,7 +19,28 @@ constexpr int kPublicStrausWidth = 8;
 // Statements up to this many rows keep their own basis: MsmBasis keeps Straus tables for sparse
 // MSMs on bases of at most 4,096 points (the range prover's ten MSMs per proof).
 constexpr std::size_t kSmallBasis = 4096;
+
+// The provers' tables by set id (the points of a name are fixed).
+std::mutex& secret_cache_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+std::map<Bytes32, SecretTables>& secret_cache() {
+  static std::map<Bytes32, SecretTables> cache;
+  return cache;
+}
 }  // namespace
+
+}  // namespace gopa::sigma::detail
+
+namespace gopa::sigma {
+void release_prover_tables() {
+  std::lock_guard lock(detail::secret_cache_mutex());
+  detail::secret_cache().clear();  // proofs running now keep theirs (shared_ptr)
+}
+}  // namespace gopa::sigma
+
+namespace gopa::sigma::detail {
 
 SecretTables secret_tables(const GeneratorSet& gens, std::size_t n_gi) {
   GOPA_CHECK(n_gi <= gens.size(), "secret_tables: generator set too small");
@@ -31,8 +52,8 @@ SecretTables secret_tables(const GeneratorSet& gens, std::size_t n_gi) {
     return SecretTables{std::make_shared<const MsmSecretBasis>(pts), k};
   };
   if (n_gi > kMaxCachedPoints) return build(n_gi);
-  static std::mutex mu;
-  static std::map<Bytes32, SecretTables> cache;  // by set id: the points of a name are fixed
+  auto& mu = secret_cache_mutex();
+  auto& cache = secret_cache();
   std::lock_guard lock(mu);
   auto it = cache.find(gens.id());
   if (it != cache.end() && it->second.n_gi >= n_gi) return it->second;

@@ -91,6 +91,11 @@ struct PointExpr {
                                      std::span<const Scalar> form, std::span<const Scalar> values,
                                      const CompressedProof& proof, MsmTerms& eq);
 
+// The provers keep constant-time tables per generator set (1.5 KiB a generator, up to four sets
+// of up to 2^17 generators). This drops them; the next proof over a set builds its tables again.
+// For a process that has made its large proofs (gopa run after its parties' commitments).
+void release_prover_tables();
+
 // Baseline for benchmarks: the straightforward verifier that folds the generators and the
 // target explicitly, one scalar multiplication per folding step, then compares points.
 [[nodiscard]] bool compressed_verify_naive(Transcript& t, const GeneratorSet& gens,
