@@ -715,6 +715,19 @@ struct MsmBasis::Impl {
     });
     return &windows;
   }
+
+  // Pippenger over the first scalars.size() basis points followed by normalised extra points.
+  Point with_extra(std::span<const Scalar> scalars, std::span<const Scalar> extra_scalars,
+                   std::span<const Niels> extra, MsmOptions options) const {
+    const std::size_t n = scalars.size(), total = n + extra.size();
+    std::vector<Niels> all(total);
+    std::copy(niels.begin(), niels.begin() + static_cast<std::ptrdiff_t>(n), all.begin());
+    std::copy(extra.begin(), extra.end(), all.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<Scalar> s(total);
+    std::copy(scalars.begin(), scalars.end(), s.begin());
+    std::copy(extra_scalars.begin(), extra_scalars.end(), s.begin() + static_cast<std::ptrdiff_t>(n));
+    return to_point(pippenger_niels(all, s, pippenger_window(total), thread_count(total, options)));
+  }
 };
 
 MsmBasis::MsmBasis(std::span<const Point> points) : MsmBasis(points, kWnafWidth) {}
@@ -775,15 +788,9 @@ Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> ext
     return to_point(pippenger_niels(std::span<const Niels>(impl_->niels.data(), n), scalars,
                                     pippenger_window(n), thread_count(n, options)));
   }
-  // Pippenger over the basis terms followed by the normalised extra terms.
-  const std::size_t total = n + extra_scalars.size();
-  std::vector<Niels> all(total);
-  std::copy(impl_->niels.begin(), impl_->niels.begin() + static_cast<std::ptrdiff_t>(n), all.begin());
-  normalise(extra_points, std::span<Niels>(all).subspan(n));
-  std::vector<Scalar> s(total);
-  std::copy(scalars.begin(), scalars.end(), s.begin());
-  std::copy(extra_scalars.begin(), extra_scalars.end(), s.begin() + static_cast<std::ptrdiff_t>(n));
-  return to_point(pippenger_niels(all, s, pippenger_window(total), thread_count(total, options)));
+  std::vector<Niels> extra(extra_points.size());
+  normalise(extra_points, extra);
+  return impl_->with_extra(scalars, extra_scalars, extra, options);
 }
 
 Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> extra_scalars,
@@ -798,17 +805,8 @@ Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> ext
       return to_point(windowed_msm(*wt, scalars, thread_count(n, options))) + gopa::msm(extra_scalars, extra_points, options);
     }
   }
-  // Pippenger over the basis terms followed by the gathered terms.
   extra_points.impl_->flush();
-  const std::vector<Niels>& extra = extra_points.impl_->done;
-  const std::size_t total = n + extra.size();
-  std::vector<Niels> all(total);
-  std::copy(impl_->niels.begin(), impl_->niels.begin() + static_cast<std::ptrdiff_t>(n), all.begin());
-  std::copy(extra.begin(), extra.end(), all.begin() + static_cast<std::ptrdiff_t>(n));
-  std::vector<Scalar> s(total);
-  std::copy(scalars.begin(), scalars.end(), s.begin());
-  std::copy(extra_scalars.begin(), extra_scalars.end(), s.begin() + static_cast<std::ptrdiff_t>(n));
-  return to_point(pippenger_niels(all, s, pippenger_window(total), thread_count(total, options)));
+  return impl_->with_extra(scalars, extra_scalars, extra_points.impl_->done, options);
 }
 
 // ---------------------------------------------------------------- strided (shared scalars)

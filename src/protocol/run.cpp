@@ -2292,8 +2292,6 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
 
   // Round 6: commitments and range proofs (drop-outs have vanished).
   std::vector<std::optional<CommitMessage>> commits(p.parties);
-  // An honest party's message as posted; its decoded copy keeps only the pairwise part.
-  std::vector<std::optional<Bytes>> posted_commits(p.parties);
   if (randomness_ok) {
     auto view = read_view(board, sid);
     if (!view) return view.error();
@@ -2310,13 +2308,10 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
       progress("commitments, input-domain and noise proofs", ++committed, p.parties - cfg.dropouts);
     });
     for (auto& party : parties) {
-      const std::uint32_t u = party->index();
-      if (!commits[u]) continue;
-      Bytes message = commits[u]->encode();
-      for (Bytes& e : party->entries(sid, kRoundCommit, MessageType::commitment, message)) {
-        round.emplace_back(u, std::move(e));
+      if (!commits[party->index()]) continue;
+      for (Bytes& e : party->entries(sid, kRoundCommit, MessageType::commitment, commits[party->index()]->encode())) {
+        round.emplace_back(party->index(), std::move(e));
       }
-      if (!party->cheat) posted_commits[u] = std::move(message);
     }
     if (auto e = post_round(kRoundCommit, std::move(round))) return *e;
     round.clear();
@@ -2325,17 +2320,6 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         report.proof_bytes_per_party = proof_bytes(*c);
         break;
       }
-    }
-    // The rounds below need the pairwise terms of every message (round 7) and the whole message
-    // only for the party's masked value (round 8), which decodes it again: an honest party's
-    // decoded commitments and proofs (640 bytes a coordinate) are dropped, the posted bytes (64)
-    // kept. A deviating party keeps its message whole: it need not decode.
-    for (std::uint32_t u = 0; u < p.parties; ++u) {
-      if (!posted_commits[u]) continue;
-      std::vector<Point>().swap(commits[u]->inputs);
-      std::vector<Point>().swap(commits[u]->noise);
-      Bytes().swap(commits[u]->domain_proof);
-      Bytes().swap(commits[u]->noise_proof);
     }
     // 7 (5b): an end of an edge whose terms do not cancel reveals the edge's seed.
     std::set<Edge> revealed;
@@ -2376,13 +2360,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         const std::uint32_t u = party->index();
         if (party->dropout || party->cheat == CheatKind::missing || !commits[u]) continue;
         if (!party->cheat && !masked_refusal(view.value(), g, before, u).empty()) continue;
-        if (posted_commits[u]) {
-          const auto whole = CommitMessage::decode(*posted_commits[u], p.dim, p.parties);
-          GOPA_CHECK(whole.has_value(), "an honest party's own commitment message decodes");
-          masked[u] = party->masked(sid, p, *whole);
-        } else {
-          masked[u] = party->masked(sid, p, *commits[u]);
-        }
+        masked[u] = party->masked(sid, p, *commits[u]);
       }
       std::size_t posted = 0;
       for (auto& party : parties) {
