@@ -77,7 +77,7 @@ Bytes encode_unsigned(const Entry& e) {
 
 bool is_known_message_type(std::uint16_t value) noexcept {
   return value >= static_cast<std::uint16_t>(MessageType::session_setup) &&
-         value <= static_cast<std::uint16_t>(MessageType::noise_share);
+         value <= static_cast<std::uint16_t>(MessageType::training);
 }
 
 const char* message_type_name(MessageType type) noexcept {
@@ -96,6 +96,7 @@ const char* message_type_name(MessageType type) noexcept {
     case MessageType::round_cosignature: return "round_cosignature";
     case MessageType::committee: return "committee";
     case MessageType::noise_share: return "noise_share";
+    case MessageType::training: return "training";
   }
   return "unknown";
 }

@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "report.hpp"
+#include "training_audit.hpp"
 #include "session_args.hpp"
 #include "gopa/bulletin/board.hpp"
 #include "gopa/bulletin/http.hpp"
@@ -384,6 +385,7 @@ int run_run(const RunArgs& args) {
 
 struct AuditArgs {
   std::string board, board_key, session;
+  std::string data_dir;           // where a training run's data set is (its test accuracy)
   unsigned threads = 0;
   bool json_out = false;
   bool all = false;               // every session, with the privacy of all of them composed
@@ -406,11 +408,13 @@ int audit_all(bb::Board& board, const AuditArgs& a) {
   std::vector<gp::Certificate> certs;
   json sessions = json::array();
   const double delta_each = a.delta / static_cast<double>(ids.size());
+  std::vector<learn::SessionOutcome> outcomes;
   for (const Bytes32& id : ids) {
     const gp::AuditReport audit = gp::audit_session(board, id);
     log_ok = log_ok && audit.log_ok;
     const bool ok = audit.all_passed() && !anyone_misbehaved(audit.misbehaving);
     if (!ok) code = kExitMisbehaved;
+    outcomes.push_back({id, ok, audit.estimate, audit.params});
     std::optional<gp::Certificate> cert;
     if (audit.params) {
       try {
@@ -453,6 +457,13 @@ int audit_all(bb::Board& board, const AuditArgs& a) {
                 "; assuming at most " + std::to_string(colluders) + " colluders (honest fraction " + g3(a.honest_fraction) +
                 ") fixed before the first session"
           : "no (ε, δ) certified over the sessions: " + composed.why;
+  // The training runs (gopa train's manifests): their sessions in order, the model recomputed.
+  const TrainingRunsReport training = audit_training_runs(board, outcomes, a.data_dir);
+  if (!training.error.empty()) {
+    std::fprintf(stderr, "gopa audit: cannot read the training runs of '%s': %s\n", a.board.c_str(), training.error.c_str());
+    return kExitIo;
+  }
+  if (!training.passed) code = kExitMisbehaved;
   if (a.json_out) {
     json j = json_report("audit");
     j["board"] = a.board;
@@ -463,9 +474,11 @@ int audit_all(bb::Board& board, const AuditArgs& a) {
                            {"mu", composed.mu}, {"rounds", composed.rounds}, {"failure", composed.failure},
                            {"delta_accountant", composed.delta_accountant}, {"neighbouring", gp::kNeighbouring},
                            {"malicious", colluders}};
+    j["training_runs"] = training.runs;
     std::cout << j.dump(2) << "\n";
   } else {
     std::printf("privacy of all %zu sessions together (from the posted parameters): %s\n", ids.size(), claim.c_str());
+    for (const std::string& line : training.lines) std::printf("%s\n", line.c_str());
   }
   if (!log_ok) return kExitLogMisbehaved;
   return code;
@@ -624,7 +637,8 @@ void add_run_commands(CLI::App& app, Context& ctx) {
       "Re-verify a GOPA board end to end: entry signatures, the session setup, every range proof,\n"
       "pairwise cancellation, every output proof, and the released result (PASS/FAIL/SKIP per check).\n"
       "With --all, every session on the board (the rounds of `gopa train`), and the privacy of all of\n"
-      "them composed exactly.\n"
+      "them composed exactly; for each training run on the board, its sessions in order and the model\n"
+      "recomputed from their verified averages (and its test accuracy when the data set is here).\n"
       "Exit: 0 verified, 1 a party misbehaved (named), 2 the log is inconsistent, 3 usage, 4 I/O.");
   audit->add_option("--threads", aa->threads, "threads for verifying the proofs (default 0: every core)");
   audit->add_option("--board", aa->board, "SQLite board file, or the URL of a served board (http[s]://…); default $GOPA_BOARD")
@@ -637,6 +651,9 @@ void add_run_commands(CLI::App& app, Context& ctx) {
   audit->add_option("--session", aa->session,
                     "the session to audit, by its id (hex; a unique prefix will do); needed when the board holds several");
   audit->add_flag("--all", aa->all, "audit every session on the board and compose their privacy (each at δ divided by the number of sessions)");
+  audit->add_option("--data-dir", aa->data_dir,
+                    "with --all: where a training run's data set is, to recompute the test accuracy of its models "
+                    "(default: as gopa train finds it)");
   audit->add_option("--honest-fraction", aa->honest_fraction, "the honest fraction the re-derived privacy claim assumes")
       ->capture_default_str();
   audit->add_option("--delta", aa->delta, "the total δ of the re-derived privacy claim")->capture_default_str();

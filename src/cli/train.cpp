@@ -16,9 +16,11 @@
 #include "commands.hpp"
 #include "plot.hpp"
 #include "report.hpp"
+#include "training_audit.hpp"
 #include "session_args.hpp"
 #include "gopa/bulletin/board.hpp"
 #include "gopa/learn/data.hpp"
+#include "gopa/learn/manifest.hpp"
 #include "gopa/learn/train.hpp"
 #include "gopa/protocol/gaussian_dp.hpp"
 #include "gopa/protocol/planner.hpp"
@@ -97,6 +99,13 @@ class GopaRounds {
     s.seed = a.seed;
     s.nonce_from_seed = a.seed_set;
     planned_ = plan_session(s);
+    // One coordinator key for every round: it signs the run's manifest too.
+    if (a.seed_set) {
+      const Bytes32 k = bb::sha256("gopa/train/coordinator/v1 " + std::to_string(secrets) + (hidden ? " hidden" : " private"));
+      std::copy(k.begin(), k.end(), coordinator_seed_.begin());
+    } else {
+      SystemRng().fill(coordinator_seed_);
+    }
   }
 
   std::vector<double> operator()(std::uint32_t round, const std::vector<std::vector<double>>& vectors) {
@@ -125,6 +134,7 @@ class GopaRounds {
     gp::RunConfig cfg;
     cfg.params = p;
     cfg.seed = secrets_ + 0x9e3779b97f4a7c15ULL * (2ULL * round + (hidden_ ? 1 : 0));
+    cfg.coordinator_sign_seed = coordinator_seed_;
     for (std::size_t u = 0; u < vectors.size(); ++u) {
       const auto x = p.fixed_ball_input(vectors[u]);
       if (!x) throw std::runtime_error("party " + std::to_string(u) + ": clipped gradient outside the L2 ball");
@@ -145,6 +155,16 @@ class GopaRounds {
       return std::vector<double>(vectors.front().size(), 0.0);  // no result: the model stays
     }
     return r.estimate;
+  }
+
+  // Posts the run's manifest, signed by the sessions' coordinator: the rounds' sessions in order
+  // and the digest of the final model (gopa/learn/manifest.hpp).
+  [[nodiscard]] bb::Status post_manifest(const gl::TrainingManifest& base, const gl::Model& final_model) const {
+    gl::TrainingManifest m = base;
+    m.noise = planned_.params.noise;
+    m.sessions = sessions_;
+    m.model = gl::model_digest(final_model);
+    return gl::post_manifest(board_, m, bb::SigningKey::from_seed(coordinator_seed_));
   }
 
   [[nodiscard]] gp::ComposedCertificate composed() const { return gp::compose_sessions(certificates_, a_.delta); }
@@ -168,6 +188,7 @@ class GopaRounds {
   std::vector<std::uint32_t> withheld_;
   std::vector<std::size_t> counted_;
   std::size_t proof_bytes_ = 0, board_bytes_ = 0;
+  gp::Key32 coordinator_seed_{};
 };
 
 struct MethodResult {
@@ -304,6 +325,7 @@ int run_train(const TrainArgs& args) {
     }
     say(describe(m) + ": " + std::to_string(a.rounds) + " rounds");
     const auto start = std::chrono::steady_clock::now();
+    gl::Model final_model;
     try {
       res.curve = gl::train(split, parties, o, avg, [&](const gl::RoundStats& s) {
         if (!chatty) return;
@@ -315,13 +337,27 @@ int run_train(const TrainArgs& args) {
                   std::to_string(rounds->counted().back()) + " counted)";
         }
         say(line);
-      });
+      }, &final_model);
     } catch (const std::runtime_error& e) {
       std::fprintf(stderr, "gopa train: %s: %s\n", m.c_str(), e.what());
       return kExitIo;
     }
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (rounds) {
+      gl::TrainingManifest manifest;
+      manifest.data = a.data;
+      manifest.test_fraction = a.test_fraction;
+      manifest.split_seed = a.seed;
+      manifest.parties = a.parties;
+      manifest.classes = data.classes;
+      manifest.features = static_cast<std::uint32_t>(data.dim());
+      manifest.learning_rate = a.learning_rate;
+      manifest.clip = a.clip;
+      manifest.data_digest = gl::dataset_digest(data);
+      if (auto st = rounds->post_manifest(manifest, final_model); !st) {
+        std::fprintf(stderr, "gopa train: %s: cannot post the training manifest: %s\n", m.c_str(), st.error().message.c_str());
+        return kExitIo;
+      }
       const gp::ComposedCertificate c = rounds->composed();
       res.privacy = composed_claim(c, a, colluders);
       const gp::SessionParams& p = rounds->params();
@@ -353,6 +389,7 @@ int run_train(const TrainArgs& args) {
   int exit_code = kExitOk;
   json audit_j = json::array();
   std::size_t audited = 0, passed = 0;
+  TrainingRunsReport training;
   if (board) {
     auto ids = gp::list_sessions(*board);
     if (!ids) {
@@ -360,10 +397,12 @@ int run_train(const TrainArgs& args) {
       return kExitIo;
     }
     say("auditing " + std::to_string(ids.value().size()) + " sessions on " + board_path);
+    std::vector<gl::SessionOutcome> outcomes;
     for (const Bytes32& sid : ids.value()) {
       const gp::AuditReport rep = gp::audit_session(*board, sid);
       ++audited;
       const bool ok = rep.all_passed();
+      outcomes.push_back({sid, ok, rep.estimate, rep.params});
       if (ok) ++passed;
       else exit_code = kExitMisbehaved;
       json fails = json::array();
@@ -372,6 +411,14 @@ int run_train(const TrainArgs& args) {
       }
       audit_j.push_back({{"session_id", to_hex(sid)}, {"passed", ok}, {"failed", fails}});
     }
+    // The training runs: every round's session listed in order, and the model recomputed.
+    training = audit_training_runs(*board, outcomes, dir);
+    if (!training.error.empty()) {
+      std::fprintf(stderr, "gopa train: cannot read the training runs on %s: %s\n", board_path.c_str(), training.error.c_str());
+      return kExitIo;
+    }
+    if (!training.passed) exit_code = kExitMisbehaved;
+    for (const std::string& line : training.lines) say("audit: " + line);
   }
 
   // CSV and plot.
@@ -452,6 +499,7 @@ int run_train(const TrainArgs& args) {
       j["methods"].push_back(m);
     }
     j["audit"] = audit_j;
+    j["training_runs"] = training.runs;
     std::cout << j.dump(2) << "\n";
     return exit_code;
   }
@@ -466,6 +514,10 @@ int run_train(const TrainArgs& args) {
   if (board) {
     std::printf("audit: %zu/%zu sessions on %s PASS%s\n", passed, audited, board_path.c_str(),
                 passed == audited ? "" : " (FAIL: see gopa audit --board ... --session ID)");
+    std::size_t runs_ok = 0;
+    for (const auto& r : training.runs) runs_ok += r["passed"].get<bool>() ? 1U : 0U;
+    std::printf("audit: %zu/%zu training runs PASS (sessions in order, model trajectory recomputed; gopa audit --all --board %s)\n",
+                runs_ok, training.runs.size(), board_path.c_str());
   }
   if (!a.csv.empty()) std::printf("wrote %s\n", a.csv.c_str());
   if (!a.plot.empty()) std::printf("wrote %s\n", a.plot.c_str());

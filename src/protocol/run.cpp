@@ -2105,7 +2105,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // Round 1: setup.
   SetupMessage setup{p, {}};
   for (const auto& party : parties) setup.roster.push_back(party->roster_entry());
-  CoordinatorPoster coordinator(board, sid, SigningKey::from_seed(derive_key(cfg.seed, "gopa/sim/coordinator", 0)));
+  CoordinatorPoster coordinator(board, sid, SigningKey::from_seed(cfg.coordinator_sign_seed ? *cfg.coordinator_sign_seed : derive_key(cfg.seed, "gopa/sim/coordinator", 0)));
   auto coordinator_post = [&](std::uint32_t round, MessageType type, Bytes payload) {
     return coordinator.post(round, type, std::move(payload));
   };

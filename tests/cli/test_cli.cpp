@@ -1273,7 +1273,7 @@ TEST_CASE("gopa train: every GOPA round is a session on one board, audited, with
   const std::string sid = g.at("sessions")[1];
   CHECK(gopa("audit --board t.db --session " + sid + " > /dev/null", d.path).code == 0);
   // An auditor re-derives the whole run's claim from the board alone.
-  auto all = gopa("audit --board t.db --all --honest-fraction 0.75 --json", d.path);
+  auto all = gopa("audit --board t.db --all --honest-fraction 0.75 --data-dir . --json", d.path);
   REQUIRE(all.code == 0);
   const auto ja = nlohmann::json::parse(all.out);
   check_report(ja, "gopa-audit/v1");
@@ -1284,6 +1284,38 @@ TEST_CASE("gopa train: every GOPA round is a session on one board, audited, with
   CHECK(ja.at("composed_claim").at("epsilon").get<double>() <= 1.0);
   CHECK(ja.at("composed_claim").at("epsilon").get<double>() == Approx(claim.at("epsilon").get<double>()).epsilon(1e-6));
   CHECK(gopa("audit --board t.db --all --session " + sid + " 2>/dev/null", d.path).code == 3);
+  // The training run: its manifest lists both sessions in order, and the auditor recomputes the
+  // model from their verified averages, and its test accuracy per round, as gopa train reported.
+  REQUIRE(j.at("training_runs").size() == 1);
+  CHECK(j.at("training_runs")[0].at("passed") == true);
+  REQUIRE(ja.at("training_runs").size() == 1);
+  const auto& run = ja.at("training_runs")[0];
+  CHECK(run.at("passed") == true);
+  CHECK(run.at("sessions") == g.at("sessions"));
+  REQUIRE(run.at("checks").size() == 4);
+  for (const auto& c : run.at("checks")) CHECK(c.at("status") == "PASS");
+  REQUIRE(run.at("test_accuracy").size() == 3);
+  for (std::size_t t = 0; t < 3; ++t) {
+    CHECK(run.at("test_accuracy")[t] == g.at("curve")[t].at("test_accuracy"));
+  }
+  auto text = gopa("audit --board t.db --all --honest-fraction 0.75 --data-dir /nonexistent-gopa-data", d.path);
+  CHECK(text.code == 0);
+  CHECK(text.out.find("PASS training run") != std::string::npos);
+  CHECK(text.out.find("PASS model trajectory recomputed") != std::string::npos);
+  CHECK(text.out.find("SKIP test accuracy") != std::string::npos);
+  // Another file under the data set's name (one label changed) is not the run's data.
+  fs::create_directory(d.path / "other");
+  {
+    std::string content = slurp_file(d.path / "boston_house_prices.csv");
+    const std::size_t last = content.rfind(',');
+    REQUIRE(last != std::string::npos);
+    content[last + 1] = content[last + 1] == '2' ? '1' : '2';
+    std::ofstream(d.path / "other" / "boston_house_prices.csv") << content;
+  }
+  auto other = gopa("audit --board t.db --all --honest-fraction 0.75 --data-dir other", d.path);
+  CHECK(other.code == 0);
+  CHECK(other.out.find("PASS model trajectory recomputed") != std::string::npos);
+  CHECK(other.out.find("data set here is not the run's") != std::string::npos);
   // The model only moves by released averages: the same seed gives the same curves.
   auto again = gopa("train --data-dir . --parties 8 --rounds 2 --honest-fraction 0.75 --methods sgd,central --seed 2 --json",
                     d.path);

@@ -47,6 +47,7 @@ enum class MessageType : std::uint16_t {
   round_cosignature = 12,  // a party's cosignature of the round's checkpoint
   committee = 13,          // a hidden-sample committee member's message (docs/sampling.md)
   noise_share = 14,        // an excluded committee member's opened noise shares
+  training = 15,           // a training run's manifest: its sessions in order (docs/training.md)
 };
 [[nodiscard]] bool is_known_message_type(std::uint16_t value) noexcept;
 [[nodiscard]] const char* message_type_name(MessageType type) noexcept;

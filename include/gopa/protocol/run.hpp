@@ -79,6 +79,9 @@ struct RunConfig {
   // Σ x_j² ≤ C², each held as its two's complement bit pattern (static_cast<std::uint64_t>(x)).
   std::vector<std::vector<std::uint64_t>> inputs;
   std::uint64_t seed = 1;  // keys and randomness of the simulated parties (reproducible runs)
+  // The coordinator's Ed25519 seed; default: derived from `seed`. One key over several sessions
+  // lets a training manifest be signed by the coordinator of every session it lists.
+  std::optional<Key32> coordinator_sign_seed;
   // Progress callback: phase name, items done, items in the phase.
   std::function<void(const std::string&, std::size_t, std::size_t)> progress;
   // TEST ONLY: a coordinator that closes each of `rounds` at the worst moment for `victim`: after
