@@ -1,5 +1,5 @@
 // libFuzzer target: every decoder of untrusted board data — entries, signed notes, checkpoint
-// bodies, verifier keys, session parameters, the GOPA round messages and chunk payloads (alone and
+// bodies, verifier keys, session parameters, the GOPA round messages, training manifests and chunk payloads (alone and
 // as a sequence fed to one assembler).
 // Invariants: never crash; whatever decodes re-encodes to the same bytes; an assembler that
 // completes a message holds one whose length its chunks declared.
@@ -12,6 +12,7 @@
 
 #include "gopa/bulletin/entry.hpp"
 #include "gopa/bulletin/note.hpp"
+#include "gopa/learn/manifest.hpp"
 #include "gopa/protocol/messages.hpp"
 #include "gopa/protocol/session.hpp"
 
@@ -57,6 +58,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   round_trip<gp::RoundMarker>(in, nullptr);
   round_trip<gp::CommitteeMessage>(in, nullptr);
   round_trip<gp::NoiseShareMessage>(in, 2u, nullptr);
+  round_trip<gopa::learn::TrainingManifest>(in, nullptr);
   // Chunks: the payload alone, then the input as a sequence of payloads (each after its 16-bit
   // length) fed to one assembler, as one sender's chunks of one (type, round) are.
   (void)gp::decode_chunk(in, nullptr);
