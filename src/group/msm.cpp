@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -273,6 +274,14 @@ Ext niels_to_ext(const Niels& q, bool negate) {
              detail::fe_from_small(4), detail::fe_mul(dx, sy)};
 }
 
+class Buckets8;  // the IFMA accumulator, below
+struct WideDeleter {
+  void operator()(Buckets8* b) const noexcept;
+};
+using WideBuckets = std::unique_ptr<Buckets8, WideDeleter>;
+// An IFMA bucket accumulator for digits of c bits, or null (no IFMA path on this CPU or build).
+WideBuckets make_wide_buckets(int c);
+
 struct Buckets {
   std::vector<Ext> sum;
   std::vector<std::uint8_t> used;
@@ -299,10 +308,216 @@ bool reduce_buckets(const Buckets& bk, Ext& out) {
   return have_total;
 }
 
+#if defined(GOPA_HAVE_IFMA_CODE)
+// Bucket accumulation eight additions at a time (AVX-512 IFMA), for the variable-time MSMs. The
+// buckets live in the vector radix (X, Y, Z, T as five 51-bit limbs each, in a row of 24 words);
+// eight of them are gathered into one Ext8 by transposition, each gets its own point added, and
+// they are written back. Two additions to one bucket never share a batch. At the end the used
+// buckets are converted to native Ext for the running-sum reduction. The sums are the same group
+// elements as the one-at-a-time loop (tests compare both paths).
+// VARIABLE TIME: public data only.
+struct alignas(64) BucketRow {
+  std::uint64_t w[24];
+};
+
+class Buckets8 {
+ public:
+  explicit Buckets8(int c)
+      : n_(std::size_t{1} << (c - 1)), rows_(new BucketRow[n_]), used_(n_) {
+    identity_ = BucketRow{};
+    identity_.w[5] = 1;   // Y = 1
+    identity_.w[10] = 1;  // Z = 1
+  }
+  void reset() {
+    std::fill(used_.begin(), used_.end(), std::uint8_t{0});
+    count_ = 0;
+    neg_ = 0;
+  }
+  // Queues bucket[j] ± p (p must stay alive until the next flush).
+  void add(std::size_t j, const Niels& p, bool negative) {
+    for (unsigned k = 0; k < count_; ++k) {
+      if (bucket_[k] == j) {
+        flush();
+        break;
+      }
+    }
+    __builtin_prefetch(&rows_[j], 1);
+    __builtin_prefetch(reinterpret_cast<const char*>(&rows_[j]) + 64, 1);
+    __builtin_prefetch(reinterpret_cast<const char*>(&rows_[j]) + 128, 1);
+    bucket_[count_] = j;
+    point_[count_] = &p;
+    if (negative) neg_ |= 1U << count_;
+    if (++count_ == 8) flush();
+  }
+  void flush();
+  // The used buckets as native points in bk (bk.used and bk.sum), after a final flush.
+  void to_native(Buckets& bk);
+  // Σ_j (j+1)·B_j after a final flush, as reduce_buckets computes it, with the running sums of
+  // eight segments of the buckets in the eight lanes. False when no bucket was used.
+  bool reduce(Buckets& bk, Ext& out);
+
+ private:
+  GOPA_IFMA_TARGET void reduce_lanes(Ext (&total)[8], Ext (&running)[8]) const;
+  void convert(const std::size_t (&at)[8], unsigned m, Buckets& bk) const;
+  std::size_t n_;
+  std::unique_ptr<BucketRow[]> rows_;
+  std::vector<std::uint8_t> used_;
+  BucketRow identity_;
+  std::size_t bucket_[8] = {};
+  const Niels* point_[8] = {};
+  unsigned count_ = 0, neg_ = 0;
+};
+
+namespace {
+
+GOPA_IFMA_INLINE detail::ifma::Ext8 ext8_from_rows(const BucketRow* const (&src)[8]) {
+  __m512i r0[8], r1[8], r2[8];
+  for (int k = 0; k < 8; ++k) {
+    r0[k] = _mm512_load_si512(src[k]->w);
+    r1[k] = _mm512_load_si512(src[k]->w + 8);
+    r2[k] = _mm512_load_si512(src[k]->w + 16);
+  }
+  detail::ifma::transpose8(r0);
+  detail::ifma::transpose8(r1);
+  detail::ifma::transpose8(r2);
+  return detail::ifma::Ext8{{{r0[0], r0[1], r0[2], r0[3], r0[4]}},
+                            {{r0[5], r0[6], r0[7], r1[0], r1[1]}},
+                            {{r1[2], r1[3], r1[4], r1[5], r1[6]}},
+                            {{r1[7], r2[0], r2[1], r2[2], r2[3]}}};
+}
+
+}  // namespace
+
+GOPA_IFMA_TARGET void Buckets8::flush() {
+  namespace v8 = detail::ifma;
+  if (count_ == 0) return;
+  const BucketRow* src[8];
+  __m512i lo[8], hi[8];
+  const __m512i identity_niels =
+      _mm512_maskz_set1_epi64(static_cast<__mmask8>(1U | (1U << v8::kNativeWords)), 1);
+  for (unsigned k = 0; k < 8; ++k) {
+    if (k < count_) {
+      src[k] = used_[bucket_[k]] ? &rows_[bucket_[k]] : &identity_;
+      v8::niels_row(*point_[k], lo[k], hi[k]);
+    } else {
+      src[k] = &identity_;
+      lo[k] = identity_niels;
+      hi[k] = _mm512_setzero_si512();
+    }
+  }
+  const v8::Ext8 p = ext8_from_rows(src);
+  const v8::Niels8 q = v8::niels8_cneg(static_cast<__mmask8>(neg_), v8::niels8_from_rows(lo, hi));
+  const v8::Ext8 s = v8::ext8_add_niels(p, q);
+  __m512i r0[8] = {s.X.l[0], s.X.l[1], s.X.l[2], s.X.l[3], s.X.l[4], s.Y.l[0], s.Y.l[1], s.Y.l[2]};
+  __m512i r1[8] = {s.Y.l[3], s.Y.l[4], s.Z.l[0], s.Z.l[1], s.Z.l[2], s.Z.l[3], s.Z.l[4], s.T.l[0]};
+  __m512i r2[8] = {s.T.l[1], s.T.l[2], s.T.l[3], s.T.l[4],
+                   _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  v8::transpose8(r0);
+  v8::transpose8(r1);
+  v8::transpose8(r2);
+  for (unsigned k = 0; k < count_; ++k) {
+    BucketRow& dst = rows_[bucket_[k]];
+    _mm512_store_si512(dst.w, r0[k]);
+    _mm512_store_si512(dst.w + 8, r1[k]);
+    _mm512_store_si512(dst.w + 16, r2[k]);
+    used_[bucket_[k]] = 1;
+  }
+  count_ = 0;
+  neg_ = 0;
+}
+
+GOPA_IFMA_TARGET void Buckets8::convert(const std::size_t (&at)[8], unsigned m, Buckets& bk) const {
+  const BucketRow* src[8];
+  for (unsigned k = 0; k < 8; ++k) src[k] = k < m ? &rows_[at[k]] : &identity_;
+  Ext lanes[8];
+  detail::ifma::ext8_to_native(ext8_from_rows(src), lanes);
+  for (unsigned k = 0; k < m; ++k) bk.sum[at[k]] = lanes[k];
+}
+
+// Lane s runs over the segment [s·L, (s+1)·L) from the top: running_s = Σ B_j and
+// total_s = Σ (j − s·L + 1)·B_j. Unused buckets read as the identity.
+GOPA_IFMA_TARGET void Buckets8::reduce_lanes(Ext (&total)[8], Ext (&running)[8]) const {
+  namespace v8 = detail::ifma;
+  const std::size_t seg = n_ / 8;
+  v8::Ext8 run = v8::ext8_identity(), tot = v8::ext8_identity();
+  for (std::size_t i = seg; i-- > 0;) {
+    const BucketRow* src[8];
+    for (std::size_t k = 0; k < 8; ++k) {
+      const std::size_t j = k * seg + i;
+      src[k] = used_[j] ? &rows_[j] : &identity_;
+    }
+    run = v8::ext8_add(run, ext8_from_rows(src));
+    tot = v8::ext8_add(tot, run);
+  }
+  v8::ext8_to_native(tot, total);
+  v8::ext8_to_native(run, running);
+}
+
+bool Buckets8::reduce(Buckets& bk, Ext& out) {
+  flush();
+  if (n_ < 64) {  // narrow digits (small Pippenger windows): one lane is enough
+    to_native(bk);
+    return reduce_buckets(bk, out);
+  }
+  if (std::none_of(used_.begin(), used_.end(), [](std::uint8_t u) { return u != 0; })) return false;
+  Ext total[8], running[8];
+  reduce_lanes(total, running);
+  // Σ_s total_s + (s·L)·running_s, with L = n/8 a power of two.
+  const std::size_t seg = n_ / 8;
+  Ext acc = total[0];
+  for (std::size_t sidx = 1; sidx < 8; ++sidx) {
+    Ext m = running[sidx];
+    Ext times = running[sidx];
+    for (std::size_t t = 1; t < sidx; ++t) times = detail::ext_add(times, m);
+    for (std::size_t l = seg; l > 1; l >>= 1) times = detail::ext_dbl(times);
+    acc = detail::ext_add(acc, detail::ext_add(total[sidx], times));
+  }
+  out = acc;
+  return true;
+}
+
+void Buckets8::to_native(Buckets& bk) {
+  flush();
+  std::size_t at[8];
+  unsigned m = 0;
+  for (std::size_t j = 0; j < n_; ++j) {
+    bk.used[j] = used_[j];
+    if (!used_[j]) continue;
+    at[m++] = j;
+    if (m == 8) {
+      convert(at, m, bk);
+      m = 0;
+    }
+  }
+  if (m > 0) convert(at, m, bk);
+}
+
+void WideDeleter::operator()(Buckets8* b) const noexcept { delete b; }
+WideBuckets make_wide_buckets(int c) {
+  if (!detail::ifma_enabled()) return nullptr;
+  return WideBuckets(new Buckets8(c));
+}
+#else
+void WideDeleter::operator()(Buckets8*) const noexcept {}
+WideBuckets make_wide_buckets(int) { return nullptr; }
+#endif
+
 // S_w = Σ_i d_{w,i}·P_i for one window: bucket accumulation, then the running-sum reduction
 // Σ_j (j+1)·B_j. Returns false when the window sum is the identity because nothing was added.
-bool window_sum(std::span<const Niels> points, const std::int16_t* digits, Buckets& bk, Ext& out) {
+bool window_sum(std::span<const Niels> points, const std::int16_t* digits, Buckets& bk, Buckets8* wide, Ext& out) {
   const std::size_t n = points.size();
+#if defined(GOPA_HAVE_IFMA_CODE)
+  if (wide != nullptr) {
+    wide->reset();
+    for (std::size_t i = 0; i < n; ++i) {
+      const int d = digits[i];
+      if (d != 0) wide->add(static_cast<std::size_t>(std::abs(d) - 1), points[i], d < 0);
+    }
+    return wide->reduce(bk, out);
+  }
+#else
+  (void)wide;
+#endif
   std::fill(bk.used.begin(), bk.used.end(), std::uint8_t{0});
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 4 < n) {
@@ -352,9 +567,10 @@ Ext pippenger_niels(std::span<const Niels> points, std::span<const Scalar> scala
   const auto wn = static_cast<std::size_t>(windows);
   run_parts(threads, [&](unsigned part) {
     Buckets bk(c);
+    const WideBuckets wide = make_wide_buckets(c);
     const std::size_t w1 = part_begin(wn, part + 1, threads);
     for (std::size_t w = part_begin(wn, part, threads); w < w1; ++w) {
-      nonzero[w] = window_sum(points, &digits[w * n], bk, sums[w]) ? 1 : 0;
+      nonzero[w] = window_sum(points, &digits[w * n], bk, wide.get(), sums[w]) ? 1 : 0;
     }
   });
   Ext acc = detail::ext_identity();
@@ -421,6 +637,57 @@ int fixed_window_bits(std::size_t n) {
   return best;
 }
 
+#if defined(GOPA_HAVE_IFMA_CODE)
+static_assert(sizeof(Ext) == 4 * sizeof(Fe), "Ext is four field elements");
+
+// Eight native points (lane k from src[k]) as an Ext8.
+GOPA_IFMA_INLINE detail::ifma::Ext8 ext8_from_native(const Ext (&src)[8]) {
+  namespace v8 = detail::ifma;
+  constexpr int kWords = 4 * v8::kNativeWords;  // 16 or 20
+  __m512i r0[8], r1[8], r2[8];
+  for (int k = 0; k < 8; ++k) {
+    const auto* w = reinterpret_cast<const std::uint64_t*>(&src[k]);
+    r0[k] = _mm512_loadu_si512(w);
+    r1[k] = _mm512_loadu_si512(w + 8);
+    r2[k] = _mm512_maskz_loadu_epi64(static_cast<__mmask8>((1U << (kWords - 16)) - 1), w + 16);
+  }
+  v8::transpose8(r0);
+  v8::transpose8(r1);
+  v8::transpose8(r2);
+  __m512i w[24];
+  for (int i = 0; i < 8; ++i) {
+    w[i] = r0[i];
+    w[8 + i] = r1[i];
+    w[16 + i] = r2[i];
+  }
+  return v8::Ext8{v8::fe8_from_native(&w[0]), v8::fe8_from_native(&w[v8::kNativeWords]),
+                  v8::fe8_from_native(&w[2 * v8::kNativeWords]), v8::fe8_from_native(&w[3 * v8::kNativeWords])};
+}
+
+
+// Rows i0 … i0 + count − 1 of the window tables in extended form (ext[(i − i0)·w + k] =
+// 2^(c·k)·P_i), eight points at a time.
+GOPA_IFMA_TARGET void window_rows_ifma(std::span<const Point> points, std::size_t i0, std::size_t count, int c,
+                                       std::size_t w, Ext* ext) {
+  namespace v8 = detail::ifma;
+  for (std::size_t g = 0; g < count; g += 8) {
+    const std::size_t m = std::min<std::size_t>(8, count - g);
+    Ext lanes[8];
+    for (std::size_t k = 0; k < 8; ++k) {
+      lanes[k] = k < m ? detail::ext_from_decaf(*points[i0 + g + k].raw()) : detail::ext_identity();
+    }
+    v8::Ext8 p = ext8_from_native(lanes);
+    for (std::size_t k = 0; k < w; ++k) {
+      if (k > 0) {
+        for (int b = 0; b < c; ++b) p = v8::ext8_dbl(p);
+        v8::ext8_to_native(p, lanes);
+      }
+      for (std::size_t l = 0; l < m; ++l) ext[(g + l) * w + k] = lanes[l];
+    }
+  }
+}
+#endif
+
 void build_window_tables(std::span<const Point> points, int c, WindowTables& out) {
   out.c = c;
   out.windows = window_count(out.c);
@@ -433,6 +700,13 @@ void build_window_tables(std::span<const Point> points, int c, WindowTables& out
     const std::size_t m = std::min(chunk, points.size() - lo);
     ext.resize(m * w);
     scratch.resize(ext.size());
+#if defined(GOPA_HAVE_IFMA_CODE)
+    if (detail::ifma_enabled()) {
+      window_rows_ifma(points, lo, m, out.c, w, ext.data());
+      detail::ext_batch_to_niels(ext, std::span<Niels>(out.t).subspan(lo * w, ext.size()), scratch);
+      continue;
+    }
+#endif
     for (std::size_t i = 0; i < m; ++i) {
       Ext p = detail::ext_from_decaf(*points[lo + i].raw());
       for (std::size_t k = 0; k < w; ++k) {
@@ -453,6 +727,21 @@ bool windowed_part(const WindowTables& wt, std::span<const Scalar> scalars, std:
   Buckets bk(wt.c);
   std::fill(bk.used.begin(), bk.used.end(), std::uint8_t{0});
   std::vector<std::int16_t> digits(w);
+#if defined(GOPA_HAVE_IFMA_CODE)
+  if (const WideBuckets wide = make_wide_buckets(wt.c)) {
+    wide->reset();
+    for (std::size_t i = lo; i < hi; ++i) {
+      if (scalars[i].is_zero()) continue;
+      recode_signed(scalars[i], wt.c, wt.windows, digits.data(), 1);
+      const Niels* row = &wt.t[i * w];
+      for (std::size_t k = 0; k < w; ++k) {
+        const int d = digits[k];
+        if (d != 0) wide->add(static_cast<std::size_t>(std::abs(d) - 1), row[k], d < 0);
+      }
+    }
+    return wide->reduce(bk, out);
+  }
+#endif
   for (std::size_t i = lo; i < hi; ++i) {
     if (scalars[i].is_zero()) continue;
     recode_signed(scalars[i], wt.c, wt.windows, digits.data(), 1);
@@ -811,6 +1100,56 @@ Point MsmBasis::msm(std::span<const Scalar> scalars, std::span<const Scalar> ext
 
 // ---------------------------------------------------------------- strided (shared scalars)
 
+#if defined(GOPA_HAVE_IFMA_CODE)
+namespace {
+
+// Table storage for eight-lane points: alignas makes every allocation 64-byte aligned, which a
+// bare Ext8 does not promise outside the AVX-512 functions.
+struct alignas(64) Ext8Slot {
+  detail::ifma::Ext8 p;
+};
+
+// Outputs p0 … p0 + count − 1 (count ≤ 8) of msm_strided, one per lane: every lane runs the
+// same doublings and additions (the scalars are shared), each on its own points' tables.
+// VARIABLE TIME: public data only.
+GOPA_IFMA_TARGET void strided_outputs_ifma(std::span<const std::int8_t> nafs, int top, std::size_t blocks,
+                                           std::span<const Point> points, std::size_t stride, std::size_t p0,
+                                           std::size_t count, std::vector<Ext8Slot>& tables, Point* out) {
+  namespace v8 = detail::ifma;
+  tables.resize(blocks * kWnafTable);
+  for (std::size_t b = 0; b < blocks; ++b) {
+    Ext lanes[8];
+    for (std::size_t k = 0; k < 8; ++k) {
+      const std::size_t i = p0 + k + b * stride;
+      lanes[k] = k < count && i < points.size() ? detail::ext_from_decaf(*points[i].raw()) : detail::ext_identity();
+    }
+    const v8::Ext8 q = ext8_from_native(lanes);
+    const v8::Ext8 q2 = v8::ext8_dbl(q);
+    v8::Ext8 m = q;
+    tables[b * kWnafTable].p = m;
+    for (std::size_t j = 1; j < static_cast<std::size_t>(kWnafTable); ++j) {
+      m = v8::ext8_add(m, q2);
+      tables[b * kWnafTable + j].p = m;
+    }
+  }
+  v8::Ext8 acc = v8::ext8_identity();
+  for (int pos = top - 1; pos >= 0; --pos) {
+    acc = v8::ext8_dbl(acc);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const int d = nafs[b * kWnafLen + static_cast<std::size_t>(pos)];
+      if (d == 0) continue;
+      const v8::Ext8& q = tables[b * kWnafTable + static_cast<std::size_t>((d > 0 ? d : -d) / 2)].p;
+      acc = v8::ext8_add(acc, d > 0 ? q : v8::Ext8{v8::fe8_neg(q.X), q.Y, q.Z, v8::fe8_neg(q.T)});
+    }
+  }
+  Ext lanes[8];
+  v8::ext8_to_native(acc, lanes);
+  for (std::size_t k = 0; k < count; ++k) out[k] = to_point(lanes[k]);
+}
+
+}  // namespace
+#endif
+
 std::vector<Point> msm_strided(std::span<const Scalar> scalars, std::span<const Point> points,
                                std::size_t stride) {
   GOPA_CHECK(stride > 0, "msm_strided: zero stride");
@@ -821,6 +1160,16 @@ std::vector<Point> msm_strided(std::span<const Scalar> scalars, std::span<const 
   int top = 0;
   for (std::size_t b = 0; b < blocks; ++b) top = std::max(top, wnaf(scalars[b], &nafs[b * kWnafLen]));
   std::vector<Point> out(std::min(stride, points.size()));
+#if defined(GOPA_HAVE_IFMA_CODE)
+  if (detail::ifma_enabled()) {
+    std::vector<Ext8Slot> tables8;
+    for (std::size_t p = 0; p < out.size(); p += 8) {
+      strided_outputs_ifma(nafs, top, blocks, points, stride, p, std::min<std::size_t>(8, out.size() - p), tables8,
+                           &out[p]);
+    }
+    return out;
+  }
+#endif
   std::vector<PNiels> tables(blocks * kWnafTable);
   for (std::size_t p = 0; p < out.size(); ++p) {
     std::size_t terms = 0;

@@ -213,6 +213,10 @@ TEST_CASE("BMI2/ADX field arithmetic equals the portable field (loose and edge i
 #endif
 
 TEST_CASE("msm matches the naive sum for every size 0..64 and a spread up to 2000", "[msm]") {
+  // Both bucket paths: eight additions at a time (AVX-512 IFMA, where the CPU has it) and one at a time.
+  const bool wide = GENERATE(false, true);
+  CAPTURE(wide);
+  const gopa::detail::ScopedIfma ifma(wide);
   constexpr std::size_t kMax = 2000;
   const Instance in = make_instance(kMax, 42);
   // prefix[n] = Σ_{i<n} s_i·P_i by scalar multiplications (what msm_naive computes).
@@ -248,6 +252,10 @@ TEST_CASE("msm matches the naive sum for every size 0..64 and a spread up to 200
 }
 
 TEST_CASE("msm on degenerate inputs", "[msm]") {
+  // Both bucket paths: eight additions at a time (AVX-512 IFMA, where the CPU has it) and one at a time.
+  const bool wide = GENERATE(false, true);
+  CAPTURE(wide);
+  const gopa::detail::ScopedIfma ifma(wide);
   gopa::DeterministicRng rng(3);
   for (std::size_t n : std::vector<std::size_t>{1, 2, 17, 128, 129, 300, 1500}) {
     CAPTURE(n);
@@ -279,7 +287,42 @@ TEST_CASE("msm on degenerate inputs", "[msm]") {
   }
 }
 
+TEST_CASE("msm when every batch of bucket additions collides: equal scalars, small scalars, one point",
+          "[msm][buckets]") {
+  const bool wide = GENERATE(false, true);
+  CAPTURE(wide);
+  const gopa::detail::ScopedIfma ifma(wide);
+  gopa::DeterministicRng rng(5);
+  for (std::size_t n : std::vector<std::size_t>{300, 1100, 5000}) {
+    CAPTURE(n);
+    const Instance in = make_instance(n, 600 + n);
+    // One scalar for every point: every term lands in the same buckets.
+    const Scalar s = Scalar::random(rng);
+    std::vector<Scalar> same(n, s);
+    Scalar log;
+    for (std::size_t i = 0; i < n; ++i) log += s * in.logs[i];
+    REQUIRE(gopa::msm(same, in.points) == Point::base_mul(log));
+    REQUIRE(gopa::msm(same, in.points, {.threads = 2}) == Point::base_mul(log));
+    // Scalars 1, 2, 3, ±1: a few buckets of the lowest window take every term.
+    std::vector<Scalar> small(n);
+    Scalar log2;
+    for (std::size_t i = 0; i < n; ++i) {
+      small[i] = i % 4 == 3 ? -Scalar::one() : Scalar::from_u64(i % 4 + 1);
+      log2 += small[i] * in.logs[i];
+    }
+    REQUIRE(gopa::msm(small, in.points) == Point::base_mul(log2));
+    // A basis that has earned its window tables, on the same colliding scalars.
+    const MsmBasis basis(in.points);
+    for (int use = 0; use < 9; ++use) REQUIRE(basis.msm(same) == Point::base_mul(log));
+    REQUIRE(basis.msm(small) == Point::base_mul(log2));
+  }
+}
+
 TEST_CASE("msm with two threads on larger inputs", "[msm][threads]") {
+  // Both bucket paths: eight additions at a time (AVX-512 IFMA, where the CPU has it) and one at a time.
+  const bool wide = GENERATE(false, true);
+  CAPTURE(wide);
+  const gopa::detail::ScopedIfma ifma(wide);
   for (std::size_t n : std::vector<std::size_t>{4097, 12289}) {
     CAPTURE(n);
     const Instance in = make_instance(n, 100 + n);
@@ -334,6 +377,10 @@ TEST_CASE("FixedBaseTable matches the constant-time scalar multiplication", "[ms
 }
 
 TEST_CASE("MsmBasis window tables (after repeated use) match the expected sums", "[msm][windows]") {
+  // Both bucket paths: eight additions at a time (AVX-512 IFMA, where the CPU has it) and one at a time.
+  const bool wide = GENERATE(false, true);
+  CAPTURE(wide);
+  const gopa::detail::ScopedIfma ifma(wide);
   // 1100 points: above the size where a reused basis switches to fixed-base window tables
   // (after 8 large MSMs). Every call is checked, before and after the switch, dense, sparse,
   // with extra terms and with two threads.
@@ -437,6 +484,10 @@ TEST_CASE("MsmBasis strided MSMs match the sums, before and after the comb table
 }
 
 TEST_CASE("MsmPoints: gathered points, normalised in chunks, give the same MSM", "[msm][gathered]") {
+  // Both bucket paths: eight additions at a time (AVX-512 IFMA, where the CPU has it) and one at a time.
+  const bool wide = GENERATE(false, true);
+  CAPTURE(wide);
+  const gopa::detail::ScopedIfma ifma(wide);
   // Sizes around the Straus/Pippenger switch and the 2048-point normalisation chunk; the
   // instance holds identities and repeated points.
   for (std::size_t n : {0UL, 1UL, 2UL, 128UL, 129UL, 300UL, 2047UL, 2048UL, 2049UL, 4500UL}) {
@@ -465,6 +516,10 @@ TEST_CASE("MsmPoints: gathered points, normalised in chunks, give the same MSM",
 }
 
 TEST_CASE("MsmPoints: appended parts and a basis with gathered extra terms", "[msm][gathered]") {
+  // Both bucket paths: eight additions at a time (AVX-512 IFMA, where the CPU has it) and one at a time.
+  const bool wide = GENERATE(false, true);
+  CAPTURE(wide);
+  const gopa::detail::ScopedIfma ifma(wide);
   const Instance in = make_instance(5000, 31);
   // Gathered in three parts (one with a pending, unnormalised tail), then appended in order.
   gopa::MsmPoints a, b, c, all;
