@@ -285,8 +285,14 @@ WideBuckets make_wide_buckets(int c);
 struct Buckets {
   std::vector<Ext> sum;
   std::vector<std::uint8_t> used;
-  explicit Buckets(int c)
-      : sum(std::size_t{1} << (c - 1)), used(std::size_t{1} << (c - 1)) {}
+  std::size_t size;
+  explicit Buckets(int c) : size(std::size_t{1} << (c - 1)) {}
+  // Every bucket unused. The storage is allocated here, on first use: the eight-lane path
+  // (Buckets8) needs it only for narrow digits.
+  void clear() {
+    sum.resize(size);
+    used.assign(size, 0);
+  }
 };
 
 // Σ_j (j+1)·B_j over the used buckets by running sums (2 additions per bucket). False when no
@@ -478,6 +484,7 @@ bool Buckets8::reduce(Buckets& bk, Ext& out) {
 
 void Buckets8::to_native(Buckets& bk) {
   flush();
+  bk.clear();
   std::size_t at[8];
   unsigned m = 0;
   for (std::size_t j = 0; j < n_; ++j) {
@@ -518,7 +525,7 @@ bool window_sum(std::span<const Niels> points, const std::int16_t* digits, Bucke
 #else
   (void)wide;
 #endif
-  std::fill(bk.used.begin(), bk.used.end(), std::uint8_t{0});
+  bk.clear();
   for (std::size_t i = 0; i < n; ++i) {
     if (i + 4 < n) {
       const int dn = digits[i + 4];
@@ -725,7 +732,6 @@ bool windowed_part(const WindowTables& wt, std::span<const Scalar> scalars, std:
                    std::size_t hi, Ext& out) {
   const auto w = static_cast<std::size_t>(wt.windows);
   Buckets bk(wt.c);
-  std::fill(bk.used.begin(), bk.used.end(), std::uint8_t{0});
   std::vector<std::int16_t> digits(w);
 #if defined(GOPA_HAVE_IFMA_CODE)
   if (const WideBuckets wide = make_wide_buckets(wt.c)) {
@@ -742,6 +748,7 @@ bool windowed_part(const WindowTables& wt, std::span<const Scalar> scalars, std:
     return wide->reduce(bk, out);
   }
 #endif
+  bk.clear();
   for (std::size_t i = lo; i < hi; ++i) {
     if (scalars[i].is_zero()) continue;
     recode_signed(scalars[i], wt.c, wt.windows, digits.data(), 1);
