@@ -7,9 +7,13 @@
 #include <array>
 
 #include "gopa/check.hpp"
+#include "modarith.hpp"
 
 namespace gopa::sampling {
 namespace {
+
+using modarith::limbs_of;
+using modarith::redc;
 
 const BigInt& ell() {
   static const BigInt l = [] {
@@ -18,24 +22,6 @@ const BigInt& ell() {
     return v;
   }();
   return l;
-}
-
-// Montgomery reduction mod m (n limbs, odd) of t (2n limbs, destroyed): r = t·R^(−1) mod m,
-// "almost reduced" (r < R) when t < R·m + R², with the operations of GMP's mpn_redc_1 (the
-// carry of row i is kept in the zeroed limb t[i] and added at the end) and a conditional
-// subtraction: no branch and no memory access depends on t.
-void redc(mp_limb_t* r, mp_limb_t* t, const mp_limb_t* m, mp_size_t n, mp_limb_t minv) {
-  for (mp_size_t i = 0; i < n; ++i) {
-    const mp_limb_t q = t[i] * minv;
-    t[i] = mpn_addmul_1(t + i, m, n, q);
-  }
-  const mp_limb_t cy = mpn_add_n(r, t + n, t, n);
-  mpn_cnd_sub_n(cy, r, r, m, n);
-}
-
-// The n limbs of v (v < 2^(64·n); public).
-void limbs_of(const BigInt& v, mp_limb_t* out, mp_size_t n) {
-  for (mp_size_t i = 0; i < n; ++i) out[i] = mpz_getlimbn(v.get(), i);
 }
 
 }  // namespace

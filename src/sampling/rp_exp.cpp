@@ -1,0 +1,300 @@
+// Fixed-base exponentiations for the ring-Pedersen commitments of Π_enc (rp_exp.hpp).
+#include "rp_exp.hpp"
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "gopa/check.hpp"
+#include "modarith.hpp"
+
+namespace gopa::sampling {
+namespace {
+
+static_assert(GMP_NUMB_BITS == 64, "64-bit limbs");
+
+using modarith::limbs_of;
+using modarith::redc;
+
+constexpr std::size_t kMaxAutoTableBytes = std::size_t{4} << 20;
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// The w-bit digit of x (little-endian limbs, at least one limb past bit + w) at bit `bit`:
+// the limb indices and shifts depend on the public position only.
+mp_limb_t digit_at(const mp_limb_t* x, std::size_t bit, unsigned w) {
+  const std::size_t lo = bit / 64;
+  const unsigned sh = static_cast<unsigned>(bit % 64);
+  mp_limb_t d = x[lo] >> sh;
+  if (sh + w > 64) d |= x[lo + 1] << (64 - sh);
+  return d & ((mp_limb_t{1} << w) - 1);
+}
+
+// a (n limbs, < R, Montgomery form) into [0, m): acc·R^(−1) ≤ m after one reduction, then one
+// conditional subtraction. Branch-free; t: 2n limbs, tmp: n limbs of scratch.
+void from_mont(mp_limb_t* out, const mp_limb_t* a, const rp_detail::Mont& mo, mp_limb_t* t,
+               mp_limb_t* tmp) {
+  const auto n = static_cast<std::size_t>(mo.n());
+  std::fill(t, t + 2 * n, mp_limb_t{0});
+  std::copy(a, a + n, t);
+  redc(out, t, mo.limbs.data(), mo.n(), mo.minv);
+  const mp_limb_t borrow = mpn_sub_n(tmp, out, mo.limbs.data(), mo.n());
+  mpn_cnd_swap(borrow ^ 1, out, tmp, mo.n());
+}
+
+BigInt import_limbs(const mp_limb_t* a, std::size_t n) {
+  BigInt out;
+  mpz_import(out.get(), n, -1, sizeof(mp_limb_t), 0, 0, a);
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Montgomery context
+
+namespace rp_detail {
+
+Mont::Mont(const BigInt& modulus) : m(modulus) {
+  GOPA_CHECK(mpz_odd_p(m.get()) != 0 && mpz_cmp_ui(m.get(), 1) > 0, "an odd modulus > 1");
+  const auto n = static_cast<mp_size_t>(mpz_size(m.get()));
+  limbs.resize(static_cast<std::size_t>(n));
+  limbs_of(m, limbs.data(), n);
+  mp_limb_t inv = limbs[0];  // m·inv ≡ 1 mod 8; each Newton step doubles the correct bits
+  for (int i = 0; i < 5; ++i) inv *= 2 - limbs[0] * inv;
+  minv = mp_limb_t{0} - inv;
+  BigInt r;
+  mpz_setbit(r.get(), static_cast<mp_bitcnt_t>(64 * n));
+  mpz_mod(r.get(), r.get(), m.get());
+  one.resize(limbs.size());
+  limbs_of(r, one.data(), n);
+}
+
+void Mont::to_mont(const BigInt& v, mp_limb_t* out) const {
+  BigInt r;
+  mpz_mod(r.get(), v.get(), m.get());
+  mpz_mul_2exp(r.get(), r.get(), static_cast<mp_bitcnt_t>(64 * limbs.size()));
+  mpz_mod(r.get(), r.get(), m.get());
+  limbs_of(r, out, n());
+}
+
+FixedBaseVar::FixedBaseVar(const BigInt& g, const Mont& mont, unsigned max_bits, unsigned window)
+    : max_bits_(max_bits), w_(window), windows_(ceil_div(max_bits, window)) {
+  GOPA_CHECK(window >= 1 && window <= 12 && max_bits > 0, "a window of 1 to 12 bits");
+  const mp_size_t n = mont.n();
+  const auto un = static_cast<std::size_t>(n);
+  const std::size_t entries = (std::size_t{1} << w_) - 1;  // digits 1 .. 2^w − 1
+  tab_.resize(windows_ * entries * un);
+  std::vector<mp_limb_t> b(un), t(2 * un);
+  mont.to_mont(g, b.data());
+  for (std::size_t i = 0; i < windows_; ++i) {
+    mp_limb_t* row = &tab_[i * entries * un];
+    std::copy(b.begin(), b.end(), row);
+    for (std::size_t d = 1; d < entries; ++d) {
+      mpn_mul_n(t.data(), row + (d - 1) * un, b.data(), n);
+      redc(row + d * un, t.data(), mont.limbs.data(), n, mont.minv);
+    }
+    if (i + 1 < windows_) {  // b ← b^(2^w) = g^(2^(w·(i+1)))
+      mpn_mul_n(t.data(), row + (entries - 1) * un, b.data(), n);
+      redc(b.data(), t.data(), mont.limbs.data(), n, mont.minv);
+    }
+  }
+}
+
+void FixedBaseVar::mul_pow(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
+                           mp_limb_t* t) const {
+  GOPA_CHECK(mpz_sgn(e.get()) >= 0 && e.bits() <= max_bits_, "exponent within the table");
+  const mp_size_t n = mont.n();
+  const auto un = static_cast<std::size_t>(n);
+  const std::size_t entries = (std::size_t{1} << w_) - 1;
+  const std::size_t windows = ceil_div(e.bits(), w_);
+  const mp_limb_t mask = (mp_limb_t{1} << w_) - 1;
+  for (std::size_t i = 0; i < windows; ++i) {
+    const std::size_t bit = i * w_;
+    const auto lo = static_cast<mp_size_t>(bit / 64);
+    const unsigned sh = static_cast<unsigned>(bit % 64);
+    mp_limb_t d = mpz_getlimbn(e.get(), lo) >> sh;
+    if (sh + w_ > 64) d |= mpz_getlimbn(e.get(), lo + 1) << (64 - sh);
+    d &= mask;
+    if (d == 0) continue;
+    const mp_limb_t* entry = &tab_[(i * entries + (d - 1)) * un];
+    if (!*started) {
+      std::copy(entry, entry + un, acc);
+      *started = true;
+    } else {
+      mpn_mul_n(t, acc, entry, n);
+      redc(acc, t, mont.limbs.data(), n, mont.minv);
+    }
+  }
+}
+
+}  // namespace rp_detail
+
+// ---------------------------------------------------------------- FixedBaseSec
+
+FixedBaseSec::FixedBaseSec(const BigInt& g, const BigInt& modulus, unsigned max_bits,
+                           unsigned window)
+    : mont_(modulus), max_bits_(max_bits) {
+  GOPA_CHECK(max_bits > 0, "exponents of at least one bit");
+  GOPA_CHECK(window <= 8, "a window of at most 8 bits");
+  const mp_size_t n = mont_.n();
+  const auto un = static_cast<std::size_t>(n);
+  const auto bytes = [&](unsigned w) {
+    return ceil_div(max_bits, w) * (std::size_t{1} << w) * un * sizeof(mp_limb_t);
+  };
+  w_ = window != 0 ? window : (bytes(5) <= kMaxAutoTableBytes ? 5U : 4U);
+  windows_ = ceil_div(max_bits, w_);
+  const std::size_t entries = std::size_t{1} << w_;
+  tab_.resize(windows_ * entries * un);
+  // Public data: GMP's variable-time multiplication.
+  std::vector<mp_limb_t> b(un), t(2 * un);
+  mont_.to_mont(g, b.data());
+  for (std::size_t i = 0; i < windows_; ++i) {
+    mp_limb_t* row = &tab_[i * entries * un];
+    std::copy(mont_.one.begin(), mont_.one.end(), row);
+    std::copy(b.begin(), b.end(), row + un);
+    for (std::size_t d = 2; d < entries; ++d) {
+      mpn_mul_n(t.data(), row + (d - 1) * un, b.data(), n);
+      redc(row + d * un, t.data(), mont_.limbs.data(), n, mont_.minv);
+    }
+    if (i + 1 < windows_) {  // b ← b^(2^w) = g^(2^(w·(i+1)))
+      mpn_mul_n(t.data(), row + (entries - 1) * un, b.data(), n);
+      redc(b.data(), t.data(), mont_.limbs.data(), n, mont_.minv);
+    }
+  }
+}
+
+BigInt FixedBaseSec::pow(const BigInt& x) const {
+  const FixedBaseSec* self[1] = {this};
+  return multi_pow_sec(self, std::span<const BigInt>(&x, 1));
+}
+
+BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases, std::span<const BigInt> exps,
+                     std::span<const unsigned> bits) {
+  GOPA_CHECK(!bases.empty() && bases.size() == exps.size() && bases.size() == bits.size(),
+             "one exponent and one width per base");
+  for (const FixedBaseSec* b : bases) GOPA_CHECK(b != nullptr, "a base");
+  const rp_detail::Mont& mo = bases[0]->mont_;
+  std::size_t ex_limbs = 0;
+  for (std::size_t i = 0; i < bases.size(); ++i) {
+    GOPA_CHECK(bases[i]->mont_.limbs == mo.limbs, "bases with one modulus");
+    GOPA_CHECK(bits[i] <= bases[i]->max_bits_, "exponent width within the table");
+    // The sign and the limb count of an mpz are its metadata (as for mpz_powm_sec); the bits
+    // of the top limbs are checked on the fixed-length limbs below.
+    GOPA_CHECK(mpz_sgn(exps[i].get()) >= 0 && mpz_size(exps[i].get()) <= ceil_div(bits[i], 64),
+               "secret exponent within its width");
+    ex_limbs = std::max(ex_limbs, ceil_div(bits[i], 64) + 1);
+  }
+  const mp_size_t n = mo.n();
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<mp_limb_t> acc(un), sel(un), t(2 * un), ex(ex_limbs);
+  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+  bool started = false;  // acc = 1 until the first entry (public: depends on the widths only)
+  for (std::size_t i = 0; i < bases.size(); ++i) {
+    const FixedBaseSec& b = *bases[i];
+    // The exponent as fixed-length limbs (one zero limb past the width, for straddling digits).
+    const std::size_t el = ceil_div(bits[i], 64) + 1;
+    for (std::size_t j = 0; j < el; ++j)
+      ex[j] = mpz_getlimbn(exps[i].get(), static_cast<mp_size_t>(j));
+    // x < 2^bits: no bit set from `bits` on (only this verdict is made public).
+    const std::size_t rem = bits[i] % 64;
+    mp_limb_t excess = rem != 0 ? ex[bits[i] / 64] >> rem : 0;
+    for (std::size_t j = ceil_div(bits[i], 64); j < el; ++j) excess |= ex[j];
+    bool in_range = excess == 0;
+    gopa_declassify(&in_range, sizeof in_range);
+    GOPA_CHECK(in_range, "secret exponent within its width");
+    const std::size_t entries = std::size_t{1} << b.w_;
+    const std::size_t windows = ceil_div(bits[i], b.w_);
+    for (std::size_t j = 0; j < windows; ++j) {
+      const mp_limb_t digit = digit_at(ex.data(), j * b.w_, b.w_);
+      const mp_limb_t* row = &b.tab_[j * entries * un];
+      if (!started) {
+        mpn_sec_tabselect(acc.data(), row, n, static_cast<mp_size_t>(entries),
+                          static_cast<mp_size_t>(digit));
+        started = true;
+      } else {
+        mpn_sec_tabselect(sel.data(), row, n, static_cast<mp_size_t>(entries),
+                          static_cast<mp_size_t>(digit));
+        mpn_sec_mul(t.data(), acc.data(), n, sel.data(), n, scratch.data());
+        redc(acc.data(), t.data(), mo.limbs.data(), n, mo.minv);
+      }
+    }
+  }
+  if (!started) std::copy(mo.one.begin(), mo.one.end(), acc.begin());
+  from_mont(sel.data(), acc.data(), mo, t.data(), acc.data());  // acc: scratch from here
+  // The product is public (the commitments S, D of Π_enc); mpz normalizes it.
+  gopa_declassify(sel.data(), un * sizeof(mp_limb_t));
+  BigInt out = import_limbs(sel.data(), un);
+  for (auto* v : {&ex, &acc, &sel, &t, &scratch})
+    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  return out;
+}
+
+BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases, std::span<const BigInt> exps) {
+  std::vector<unsigned> bits(bases.size());
+  for (std::size_t i = 0; i < bases.size(); ++i) {
+    GOPA_CHECK(bases[i] != nullptr, "a base");
+    bits[i] = bases[i]->max_bits();
+  }
+  return multi_pow_sec(bases, exps, bits);
+}
+
+// ---------------------------------------------------------------- RpOwnerCheck
+
+RpOwnerCheck::RpOwnerCheck(const BigInt& p, const BigInt& q, const BigInt& s, const BigInt& t,
+                           unsigned window) {
+  GOPA_CHECK(!(p == q), "two distinct primes");
+  mpz_mul(n_.get(), p.get(), q.get());
+  BigInt g;
+  for (const BigInt* b : {&s, &t}) {
+    mpz_gcd(g.get(), b->get(), n_.get());
+    GOPA_CHECK(mpz_cmp_ui(g.get(), 1) == 0, "ring-Pedersen bases are units");
+  }
+  for (auto [pr, prime] : {std::pair{&p_, &p}, std::pair{&q_, &q}}) {
+    GOPA_CHECK(mpz_probab_prime_p(prime->get(), 1) > 0, "prime factors");
+    pr->mont = rp_detail::Mont(*prime);
+    mpz_sub_ui(pr->pm1.get(), prime->get(), 1);
+    const auto pbits = static_cast<unsigned>(pr->pm1.bits());
+    pr->s = rp_detail::FixedBaseVar(s, pr->mont, pbits, window);
+    pr->t = rp_detail::FixedBaseVar(t, pr->mont, pbits, window);
+  }
+}
+
+std::size_t RpOwnerCheck::table_bytes() const noexcept {
+  return p_.s.table_bytes() + p_.t.table_bytes() + q_.s.table_bytes() + q_.t.table_bytes();
+}
+
+bool RpOwnerCheck::holds_mod(const Prime& pr, const BigInt& z, const BigInt& w, const BigInt& D,
+                             const BigInt& S, const BigInt& e) {
+  const rp_detail::Mont& mo = pr.mont;
+  const auto un = static_cast<std::size_t>(mo.n());
+  // s and t are units mod p: their exponents count mod p − 1 (Fermat).
+  BigInt zr, wr;
+  mpz_mod(zr.get(), z.get(), pr.pm1.get());
+  mpz_mod(wr.get(), w.get(), pr.pm1.get());
+  std::vector<mp_limb_t> acc(un), t(2 * un), tmp(un), lhs(un);
+  bool started = false;
+  pr.s.mul_pow(acc.data(), &started, zr, mo, t.data());
+  pr.t.mul_pow(acc.data(), &started, wr, mo, t.data());
+  if (!started) std::copy(mo.one.begin(), mo.one.end(), acc.begin());
+  from_mont(lhs.data(), acc.data(), mo, t.data(), tmp.data());
+  // D·S^e mod p (S may be 0 mod p: then S^e is 0 for e > 0 and 1 for e = 0, as mod N̂).
+  BigInt r, d;
+  mpz_mod(r.get(), S.get(), mo.m.get());
+  mpz_powm(r.get(), r.get(), e.get(), mo.m.get());
+  mpz_mod(d.get(), D.get(), mo.m.get());
+  mpz_mul(r.get(), r.get(), d.get());
+  mpz_mod(r.get(), r.get(), mo.m.get());
+  for (std::size_t i = 0; i < un; ++i)
+    if (lhs[i] != mpz_getlimbn(r.get(), static_cast<mp_size_t>(i))) return false;
+  return true;
+}
+
+bool RpOwnerCheck::holds(const BigInt& z, const BigInt& w, const BigInt& D, const BigInt& S,
+                         const BigInt& e) const {
+  GOPA_CHECK(mpz_sgn(e.get()) >= 0, "a challenge e ≥ 0");
+  // The equation holds mod N̂ = p·q iff it holds mod p and mod q (CRT).
+  return holds_mod(p_, z, w, D, S, e) && holds_mod(q_, z, w, D, S, e);
+}
+
+}  // namespace gopa::sampling
