@@ -501,3 +501,187 @@ TEST_CASE("enc-rp proof: a frozen version-1 proof keeps verifying", "[sampling][
   t2.append_message("context", "golden v2");
   CHECK(verify_enc_rp(t2, st, *d.value, *gens, nullptr, rng) != RpEncCheck::kOk);
 }
+
+// ---------------------------------------------------------------- one proof, every verifier
+namespace {
+
+struct MultiFixture : Fixture {
+  RpMultiStatement statement_multi(const BigInt& x, unsigned shift = 0) const {
+    const RpEncStatement one = statement(x, shift);
+    RpMultiStatement st;
+    st.pk = one.pk;
+    st.c = one.c;
+    st.a = one.a;
+    st.shift = shift;
+    st.prover_id = 1;
+    st.verifiers = {&vrp.pub(), &krp.pub()};
+    st.verifier_ids = {2, 3};
+    return st;
+  }
+  RpMultiProof prove_multi(const RpMultiStatement& st, const BigInt& x) {
+    Transcript t = transcript();
+    return prove_enc_rp_multi(t, st, x, alpha, r, *gens, rng);
+  }
+  RpEncCheck shared(const RpMultiStatement& st, const RpMultiProof& pr, BigInt* e = nullptr,
+                    std::string_view context = "triple 7") {
+    Transcript t = transcript(context);
+    return verify_enc_rp_shared(t, st, pr, *gens, nullptr, rng, e);
+  }
+  // Shared part and every verifier's part.
+  bool accepts_multi(const RpMultiStatement& st, const RpMultiProof& pr) {
+    BigInt e;
+    if (shared(st, pr, &e) != RpEncCheck::kOk) return false;
+    for (std::size_t j = 0; j < st.verifiers.size(); ++j)
+      if (!rp_part_holds(*st.verifiers[j], pr.parts[j], pr.z, e)) return false;
+    return true;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("enc-rp multi proof: honest proofs verify for every verifier, alone and batched",
+          "[sampling][paillier][enc-rp]") {
+  MultiFixture f;
+  const BigInt x = BigInt::from_secret(f.a);
+  for (unsigned shift : {0U, 100U}) {
+    const RpMultiStatement st = f.statement_multi(x, shift);
+    const RpMultiProof pr = f.prove_multi(st, x);
+    REQUIRE(pr.parts.size() == 2);
+    CHECK(f.accepts_multi(st, pr));
+    CommitmentBatch batch;
+    Transcript tv = Fixture::transcript();
+    BigInt e;
+    CHECK(verify_enc_rp_shared(tv, st, pr, *f.gens, &batch, f.rng, &e) == RpEncCheck::kOk);
+    CHECK(batch.holds(*f.gens));
+    CHECK(rp_part_holds(f.vrp.pub(), pr.parts[0], pr.z, e));
+    CHECK(rp_part_holds(f.krp.pub(), pr.parts[1], pr.z, e));
+    // Each part holds only for its own verifier's parameters.
+    CHECK_FALSE(rp_part_holds(f.krp.pub(), pr.parts[0], pr.z, e));
+    CHECK_FALSE(rp_part_holds(f.vrp.pub(), pr.parts[1], pr.z, e));
+  }
+}
+
+TEST_CASE("enc-rp multi proof: a fractional plaintext passes the shared checks under grinding, "
+          "never a verifier's part", "[sampling][paillier][enc-rp][soundness]") {
+  // As the single-verifier case: m = u/v mod N committed as u/v mod ℓ; whenever v | e the
+  // Paillier and commitment equations hold with z = y + (e/v)·u. S_j commits to the nearest
+  // integer (the prover's best guess); every part is honest for that guess.
+  MultiFixture f;
+  constexpr unsigned long u = 2, v = 3;
+  const BigInt& n = f.key.pub().n();
+  BigInt m(v);
+  REQUIRE(mpz_invert(m.get(), m.get(), n.get()) != 0);
+  mpz_mul_ui(m.get(), m.get(), u);
+  mpz_mod(m.get(), m.get(), n.get());
+  RpMultiStatement st = f.statement_multi(BigInt(0));
+  st.c = f.key.pub().encrypt(m, f.alpha);
+  const Scalar xa = Scalar::from_u64(u) * *Scalar::from_u64(v).invert();
+  st.a = xa * f.gens->G() + f.r.declassify() * f.gens->H();
+  int candidates = 0, shared_passed = 0, part_passed = 0;
+  for (int attempt = 0; attempt < 256; ++attempt) {
+    bool divisible = false;
+    Transcript tp = Fixture::transcript();
+    const RpMultiProof pr = detail::prove_enc_rp_multi_unchecked(
+        tp, st, BigInt(u / v + 1), f.alpha, f.r, *f.gens, f.rng,
+        [&](const BigInt& e, RpMultiProof& q, const BigInt& y, const BigInt& mu,
+            const SecretScalar&) {
+          if (mpz_divisible_ui_p(e.get(), v) == 0) return;
+          divisible = true;
+          BigInt t;
+          mpz_divexact_ui(t.get(), e.get(), v);
+          mpz_mul_ui(t.get(), t.get(), u);
+          mpz_add(q.z.get(), y.get(), t.get());
+          mpz_mul(q.nu.get(), e.get(), f.alpha.get());
+          mpz_add(q.nu.get(), q.nu.get(), mu.get());
+        });
+    if (!divisible) continue;
+    ++candidates;
+    BigInt e;
+    if (f.shared(st, pr, &e) != RpEncCheck::kOk) continue;
+    ++shared_passed;
+    for (std::size_t j = 0; j < 2; ++j)
+      if (rp_part_holds(*st.verifiers[j], pr.parts[j], pr.z, e)) ++part_passed;
+  }
+  CHECK(candidates > 256 / 5);
+  CHECK(shared_passed == candidates);  // what every reader checks gives way …
+  CHECK(part_passed == 0);             // … each verifier's own part never does
+}
+
+TEST_CASE("enc-rp multi proof: bad witnesses, parts chosen after the challenge, splices and "
+          "changed statements", "[sampling][paillier][enc-rp][tamper]") {
+  MultiFixture f;
+  const BigInt x = BigInt::from_secret(f.a);
+  const RpMultiStatement st = f.statement_multi(x);
+  const RpMultiProof pr = f.prove_multi(st, x);
+  REQUIRE(f.accepts_multi(st, pr));
+
+  SECTION("plaintext differs from the committed value") {
+    const BigInt x1 = BigInt::from_scalar(f.a.declassify() + Scalar::one());
+    RpMultiStatement s1 = f.statement_multi(x1);
+    s1.a = st.a;
+    CHECK(f.shared(s1, f.prove_multi(s1, x1)) == RpEncCheck::kCommitment);
+  }
+  SECTION("a verifier's response rewritten after the challenge fails that verifier's part only") {
+    Transcript tp = Fixture::transcript();
+    const RpMultiProof bad = detail::prove_enc_rp_multi_unchecked(
+        tp, st, x, f.alpha, f.r, *f.gens, f.rng,
+        [](const BigInt&, RpMultiProof& q, const BigInt&, const BigInt&, const SecretScalar&) {
+          mpz_add_ui(q.parts[1].w.get(), q.parts[1].w.get(), 1);
+        });
+    BigInt e;
+    REQUIRE(f.shared(st, bad, &e) == RpEncCheck::kOk);
+    CHECK(rp_part_holds(f.vrp.pub(), bad.parts[0], bad.z, e));
+    CHECK_FALSE(rp_part_holds(f.krp.pub(), bad.parts[1], bad.z, e));
+  }
+  SECTION("a part out of its domain is refused by every reader") {
+    RpMultiProof bad = pr;
+    bad.parts[1].s = f.krp.pub().n;
+    CHECK(f.shared(st, bad) == RpEncCheck::kMalformed);
+    bad = pr;
+    bad.parts[0].d = BigInt(0);
+    CHECK(f.shared(st, bad) == RpEncCheck::kMalformed);
+    bad = pr;
+    mpz_setbit(bad.parts[0].w.get(), f.vrp.pub().n.bits() + RpEncParams::kRpResponseBits);
+    CHECK(f.shared(st, bad) == RpEncCheck::kMalformed);
+    bad = pr;
+    bad.parts.pop_back();
+    CHECK(f.shared(st, bad) == RpEncCheck::kLength);
+  }
+  SECTION("parts swapped, or spliced from another valid proof: the challenge changes") {
+    RpMultiProof bad = pr;
+    std::swap(bad.parts[0], bad.parts[1]);
+    CHECK_FALSE(f.accepts_multi(st, bad));
+    const RpMultiProof pr2 = f.prove_multi(st, x);
+    REQUIRE(f.accepts_multi(st, pr2));
+    for (std::size_t j = 0; j < 2; ++j) {
+      bad = pr;
+      bad.parts[j] = pr2.parts[j];
+      CHECK(f.shared(st, bad) != RpEncCheck::kOk);
+    }
+    bad = pr;
+    bad.tc = pr2.tc;
+    CHECK(f.shared(st, bad) != RpEncCheck::kOk);
+  }
+  SECTION("changed statement or context") {
+    CHECK(f.shared(st, pr, nullptr, "triple 8") != RpEncCheck::kOk);
+    RpMultiStatement s2 = st;
+    s2.verifier_ids = {3, 2};
+    CHECK(f.shared(s2, pr) != RpEncCheck::kOk);
+    s2 = st;
+    s2.verifiers = {&f.krp.pub(), &f.vrp.pub()};
+    CHECK(f.shared(s2, pr) != RpEncCheck::kOk);
+    s2 = st;
+    s2.prover_id = 4;
+    CHECK(f.shared(s2, pr) != RpEncCheck::kOk);
+    s2 = st;
+    s2.shift = 1;
+    CHECK(f.shared(s2, pr) != RpEncCheck::kOk);
+    s2 = st;
+    s2.a = s2.a + f.gens->G();
+    CHECK(f.shared(s2, pr) != RpEncCheck::kOk);
+    s2 = st;
+    s2.verifiers.pop_back();
+    s2.verifier_ids.pop_back();
+    CHECK(f.shared(s2, pr) != RpEncCheck::kOk);
+  }
+}

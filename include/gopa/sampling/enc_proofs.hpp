@@ -139,6 +139,69 @@ void append_enc_rp_statement(Transcript& t, const RpEncStatement& st);
                                        const RpEncProof& pr, const GeneratorSet& gens,
                                        CommitmentBatch* batch, Rng& rng);
 
+// ---------------------------------------------------------------- one ciphertext, every verifier
+// The committee's form (docs/sampling.md, "Ciphertext proofs in the committee"): one proof per
+// ciphertext for all the other members at once. The Paillier and Pedersen parts (T_C, T_A, z, ν,
+// z_r) are shared; each verifier j has its own ring-Pedersen part S_j = s_j^x·t_j^(m_j),
+// D_j = s_j^y·t_j^(γ_j), w_j = γ_j + e·m_j; one challenge e is drawn after every part. Every
+// reader checks the shared part (verify_enc_rp_shared); verifier j checks its own part
+// (rp_part_holds, or RpOwnerCheck with its factors), which is what binds the plaintext to an
+// integer for j: the argument of the single-verifier proof, with j's equation, holds unchanged
+// because e is drawn after S_j and D_j.
+struct RpMultiStatement {
+  const PaillierPublic* pk = nullptr;
+  BigInt c;
+  Point a;
+  unsigned shift = 0;
+  std::uint32_t prover_id = 0;
+  // The verifiers' ring-Pedersen parameters (each passed verify_prm: the caller's duty) and
+  // their indices, in the order of the parts.
+  std::vector<const RingPedersen*> verifiers;
+  std::vector<std::uint32_t> verifier_ids;
+};
+
+struct RpPart {
+  BigInt s, d;  // S_j, D_j ∈ (0, N̂_j)
+  BigInt w;     // w_j < 2^(|N̂_j| + 161)
+};
+
+struct RpMultiProof {
+  BigInt tc;     // T_C ∈ (0, N²)
+  Point ta;      // T_A
+  BigInt z, nu;  // z < 2^373, ν < 2^384
+  Scalar zr;
+  std::vector<RpPart> parts;  // one per verifier, in the statement's order
+};
+
+// Appends the statement: domain separator `gopa/paillier-enc-rp-multi v1`, the parameters, the
+// prover, the number of verifiers and for each its index, N̂, s, t; then N, the shift, C and A.
+void append_enc_rp_multi_statement(Transcript& t, const RpMultiStatement& st);
+
+// Secret-exponent powers s^a·t^b mod N̂ for the statement's verifier number `verifier`, with
+// a < 2^a_bits and b < 2^b_bits (public widths): by default mpz_powm_sec; the committee passes
+// constant-time fixed-base tables (src/sampling/rp_exp.hpp).
+using RpPow2Sec = std::function<BigInt(std::size_t verifier, const BigInt& a, unsigned a_bits,
+                                       const BigInt& b, unsigned b_bits)>;
+
+// Honest prover (x < 2^253, α < 2^256). Appends the statement itself.
+[[nodiscard]] RpMultiProof prove_enc_rp_multi(Transcript& t, const RpMultiStatement& st,
+                                              const BigInt& x, const BigInt& alpha,
+                                              const SecretScalar& r, const GeneratorSet& gens,
+                                              Rng& rng, const RpPow2Sec& pow2 = {});
+
+// Every reader: the moduli's sizes, the domain of every field of every part, the transcript, the
+// range of z, the Paillier equation and the commitment equation (deferred into batch if given).
+// On kOk, *challenge (if given) holds e for the parts' checks. Appends the statement itself.
+[[nodiscard]] RpEncCheck verify_enc_rp_shared(Transcript& t, const RpMultiStatement& st,
+                                              const RpMultiProof& pr, const GeneratorSet& gens,
+                                              CommitmentBatch* batch, Rng& rng,
+                                              BigInt* challenge = nullptr);
+
+// Verifier j's equation s^z·t^w = D·S^e mod N̂ (public data, variable time), for a proof whose
+// shared part verified with challenge e.
+[[nodiscard]] bool rp_part_holds(const RingPedersen& v, const RpPart& part, const BigInt& z,
+                                 const BigInt& e);
+
 namespace detail {
 // Tests and deliberate deviations only: the prover's algorithm with any witness x ≥ 0, without
 // the range check or restart; `after` sees the challenge e and may rewrite the responses (a
@@ -148,6 +211,15 @@ using RpEncTamper = std::function<void(const BigInt& e, RpEncProof& pr)>;
                                                 const BigInt& x, const BigInt& alpha,
                                                 const SecretScalar& r, const GeneratorSet& gens,
                                                 Rng& rng, const RpEncTamper& after = {});
+// The multi-verifier prover with any witness x ≥ 0, without range check or restart; `after` sees
+// the challenge and the nonces y, μ, ρ of T_C and T_A and may rewrite the proof (a prover that
+// chooses its responses after the challenge, e.g. for a fractional plaintext).
+using RpMultiTamper = std::function<void(const BigInt& e, RpMultiProof& pr, const BigInt& y,
+                                         const BigInt& mu, const SecretScalar& rho)>;
+[[nodiscard]] RpMultiProof prove_enc_rp_multi_unchecked(
+    Transcript& t, const RpMultiStatement& st, const BigInt& x, const BigInt& alpha,
+    const SecretScalar& r, const GeneratorSet& gens, Rng& rng, const RpMultiTamper& after = {},
+    const RpPow2Sec& pow2 = {});
 }  // namespace detail
 
 }  // namespace gopa::sampling
