@@ -89,6 +89,9 @@ enum class Step : std::uint8_t {
   kCiphertextRange,       // its ciphertext proof does not show a small plaintext (|a_i| ≥ 2^373)
   kPaillierKey,           // its Paillier key is malformed (size, parity, h not a unit) or not
                           // proven well formed (Π_mod, Π_prm, Π_fac: sampling/key_proofs.hpp)
+  kCiphertextFraction,    // its ciphertext proof fails a replier's ring-Pedersen part (the
+                          // plaintext is not proven an integer: e.g. a fraction u/v mod N)
+  kFalseComplaint,        // complained about a ciphertext proof whose part verifies
 };
 [[nodiscard]] const char* step_name(Step s) noexcept;
 

@@ -22,11 +22,14 @@
 #include "gopa/msm.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/sampling.hpp"
+#include "gopa/sampling/enc_proofs.hpp"
 #include "gopa/sampling/key_proofs.hpp"
 #include "gopa/sampling/paillier.hpp"
 #include "gopa/sampling/paillier_proofs.hpp"
 #include "gopa/sigma/range.hpp"
 #include "gopa/transcript.hpp"
+#include "modarith.hpp"
+#include "rp_exp.hpp"
 #include "wire.hpp"
 
 namespace gopa::sampling {
@@ -137,7 +140,7 @@ class Board {
         std::span<const HiddenMessage> in)
       : ids_(ids), out_(out), in_(in), posted_(ids.size(), 0), next_(ids.size(), 0),
         t_("gopa/hidden-sample v1") {
-    t_.domain_separator("gopa/hidden/box-muller v3");
+    t_.domain_separator("gopa/hidden/box-muller v4");
     t_.append_message("params", p.name());
     for (std::size_t id : ids_) t_.append_u64("member", id);
   }
@@ -272,7 +275,8 @@ class Board {
 struct Group {
   std::size_t first = 0, count = 0;                // triples first .. first + count − 1
   std::vector<std::vector<BigInt>> ct;             // [slot][i]: Enc_i(a_i·2^(slot·W))
-  std::vector<std::vector<EncProof>> proof;        // [slot][i]: ct encrypts the committed a_i
+  std::vector<std::vector<RpMultiProof>> proof;    // [slot][i]: ct encrypts the committed a_i
+  std::vector<std::vector<BigInt>> e;              // [slot][i]: the proof's challenge
   std::vector<std::vector<BigInt>> reply;          // [i][j]: from replier j to i
 };
 
@@ -368,11 +372,12 @@ class Committee {
   void preprocess(const DryRun& d) {
     const auto t0 = Clock::now();
     exchange_keys();
+    build_rp_tables();
     generate_triples(static_cast<std::size_t>(d.muls), false);
     generate_triples(d.bits, true);
     generate_masks(d.truncs);
     generate_bits(d.bits);
-    out_.cost.seconds_preprocessing = since(t0);
+    out_.cost.seconds_preprocessing = since(t0) + extra_seconds_;
     out_.cost.bytes_preprocessing = board_.bytes();
     pre_verify_ = verify_seconds_;
   }
@@ -853,23 +858,101 @@ class Committee {
   }
 
   // The transcript of member i's ciphertext proof for the triple (or square pair) `index` of
-  // this attempt: application, member, context, then the statement.
-  Transcript ct_transcript(std::size_t i, bool square, std::size_t index,
-                           const EncStatement& st) const {
+  // this attempt: application, member, context (the proof appends its statement).
+  Transcript ct_transcript(std::size_t i, bool square, std::size_t index) const {
     Transcript t("gopa/hidden-sample v1");
-    t.domain_separator("gopa/hidden/ciphertext v1");
+    t.domain_separator("gopa/hidden/ciphertext v2");
     t.append_message("params", p_.name());
     t.append_u64("member", ids_[i]);
     t.append_message("context", square ? "square pair" : "triple");
     t.append_u64("index", index);
-    append_enc_statement(t, st);
     return t;
   }
 
-  EncStatement statement(const Group& g, const std::vector<std::array<Val, 3>>& tri,
-                         std::size_t k, std::size_t i) const {
-    return EncStatement{pk_[i], g.ct[k][i], C_[tri[g.first + k][0]][i],
-                        static_cast<unsigned>(k * kSlotBits)};
+  // The members who reply to i (for triples every other member, for square pairs those after
+  // i), in increasing order: the verifiers of i's ciphertext proofs, one part each.
+  std::vector<std::size_t> verifiers_of(bool square, std::size_t i) const {
+    std::vector<std::size_t> v;
+    for (std::size_t j = 0; j < c_; ++j)
+      if (needs_pair(square, i, j)) v.push_back(j);
+    return v;
+  }
+  // The index of j's part in i's proofs.
+  static std::size_t part_index(bool square, std::size_t i, std::size_t j) {
+    return square ? j - i - 1 : (j < i ? j : j - 1);
+  }
+
+  RpMultiStatement statement(const BigInt& ct, const Point& a, std::size_t k, std::size_t i,
+                             bool square) const {
+    RpMultiStatement st;
+    st.pk = pk_[i];
+    st.c = ct;
+    st.a = a;
+    st.shift = static_cast<unsigned>(k * kSlotBits);
+    st.prover_id = static_cast<std::uint32_t>(ids_[i]);
+    for (std::size_t j : verifiers_of(square, i)) {
+      st.verifiers.push_back(&rp_[j]);
+      st.verifier_ids.push_back(static_cast<std::uint32_t>(ids_[j]));
+    }
+    return st;
+  }
+  RpMultiStatement statement(const Group& g, const std::vector<std::array<Val, 3>>& tri,
+                             std::size_t k, std::size_t i, bool square) const {
+    return statement(g.ct[k][i], C_[tri[g.first + k][0]][i], k, i, square);
+  }
+
+  // Simulation: replier j checks its own part with its factors (RpOwnerCheck: CRT).
+  bool owner_holds(std::size_t j, const RpPart& part, const BigInt& z, const BigInt& e) const {
+    if (!modarith::in_open(part.s, rp_[j].n) || !modarith::in_open(part.d, rp_[j].n)) return false;
+    return rp_own_[j]->holds(z, part.w, part.d, part.s, e);
+  }
+  // Simulation: S and D of member i's parts, through the repliers' fixed-base tables
+  // (constant time; public data, built once per attempt).
+  RpPow2Sec prover_pow2(bool square, std::size_t i) const {
+    return [this, vs = verifiers_of(square, i)](std::size_t x, const BigInt& a, unsigned a_bits,
+                                                 const BigInt& b, unsigned b_bits) {
+      const std::size_t j = vs[x];
+      const FixedBaseSec* bases[2] = {rp_s_tab_[j].get(), rp_t_tab_[j].get()};
+      const BigInt exps[2] = {a, b};
+      const unsigned bits[2] = {a_bits, b_bits};
+      return multi_pow_sec(bases, exps, bits);
+    };
+  }
+
+  // Simulation: every member's ring-Pedersen tables, once the keys are proven. The provers'
+  // tables hold public data, so the simulation builds each once; every other member would build
+  // its own, and the committee time counts that (c − 1 builds of each member's tables).
+  void build_rp_tables() {
+    if (!sim_) return;
+    const auto t0 = Clock::now();
+    rp_s_tab_.resize(c_);
+    rp_t_tab_.resize(c_);
+    rp_own_.resize(c_);
+    for (std::size_t j = 0; j < c_; ++j) {
+      const auto nh = static_cast<unsigned>(rp_[j].n.bits());
+      rp_s_tab_[j] = std::make_unique<FixedBaseSec>(rp_[j].s, rp_[j].n, RpEncParams::kBoundBits);
+      rp_t_tab_[j] =
+          std::make_unique<FixedBaseSec>(rp_[j].t, rp_[j].n, nh + RpEncParams::kRpNonceBits);
+    }
+    extra_seconds_ += static_cast<double>(c_ - 2) * since(t0);
+    for (std::size_t j = 0; j < c_; ++j)
+      rp_own_[j] = std::make_unique<RpOwnerCheck>(keys_[j]->p(), keys_[j]->q(), rp_[j].s, rp_[j].t);
+  }
+
+  // Byte sizes of a ring-Pedersen part for verifier j: S, D int(nb), w int(wb).
+  std::size_t part_bytes(std::size_t j) const {
+    const auto sz = RpEncProof::sizes(p_.paillier_bits, rp_[j].n.bits());
+    return 2 * sz.nb + sz.wb;
+  }
+  // The length of member i's triple-shares message for a group of `count` slots.
+  std::size_t shares_bytes(std::size_t i, std::size_t count, bool square) const {
+    std::size_t per = (square ? 1 : 2) * Point::kBytes;
+    if (encrypts(square, i)) {
+      per += 2 * ct_bytes() + Point::kBytes + RpEncProof::kZBytes + RpEncProof::kNuBytes +
+             Scalar::kBytes;
+      for (std::size_t j : verifiers_of(square, i)) per += part_bytes(j);
+    }
+    return count * per;
   }
 
   // n triples (a, b, ab) or, with square, n square pairs (a, a, a²), each checked by sacrifice.
@@ -892,7 +975,8 @@ class Committee {
       g.count = std::min(K, total - first);
       for (std::size_t k = 0; k < g.count; ++k) group_of[first + k] = groups.size();
       g.ct.assign(g.count, std::vector<BigInt>(c_));
-      g.proof.assign(g.count, std::vector<EncProof>(c_));
+      g.proof.assign(g.count, std::vector<RpMultiProof>(c_));
+      g.e.assign(g.count, std::vector<BigInt>(c_));
       g.reply.assign(c_, std::vector<BigInt>(c_));
       groups.push_back(std::move(g));
     }
@@ -906,8 +990,8 @@ class Committee {
     if (sim_)
       for (std::size_t i = 0; i < c_; ++i)
         for (std::size_t g = 0; g < groups.size(); ++g)
-          board_.post(i, HiddenKind::kTripleShares,
-                      make_shares(i, groups[g], secrets[g], tri, square));
+          board_.post_list(i, HiddenKind::kTripleShares,
+                           make_shares(i, groups[g], secrets[g], tri, square), 1);
     {
       VerifyTimer vt(ct_verify_seconds_);
       for (std::size_t i = 0; i < c_; ++i)
@@ -924,8 +1008,11 @@ class Committee {
                       make_replies(j, groups[g], secrets[g], tri, square));
     {
       VerifyTimer vt(verify_seconds_);
+      std::vector<Complaint> complaints;
       for (std::size_t j = square ? 1 : 0; j < c_; ++j)
-        for (auto& g : groups) read_replies(j, g, square);
+        for (std::size_t g = 0; g < groups.size(); ++g)
+          read_replies(j, g, groups[g], square, complaints);
+      judge_complaints(groups, complaints, square);
     }
     // Round 3: every member decrypts the product of its replies (one decryption per group) and
     // commits c_i = a_i b_i + Σ_j (a_i b_j + r_ij) − Σ_j r_ji.
@@ -1023,42 +1110,94 @@ class Committee {
       }
       if (!encrypts(square, i)) continue;
       sec.alpha[k][i] = BigInt::random_bits(PaillierKey::kAlphaBits, rng_);
-      // Deviations: encrypt a_i + 1 (not the committed value), or a_i + ℓ·2^200 (the
-      // committed value mod ℓ, but out of range), each with the prover's best effort.
-      BigInt a = BigInt::from_secret(sh_[i][ids[0]]);
-      const bool wrong = cheat_now(i, Step::kTripleCiphertext);
-      const bool big = cheat_now(i, Step::kCiphertextRange);
-      if (wrong) a = BigInt::from_scalar(sh_[i][ids[0]].declassify() + Scalar::one());
-      if (big) {
-        BigInt t = BigInt::from_scalar(-Scalar::one());
-        mpz_add_ui(t.get(), t.get(), 1);  // ℓ
-        mpz_mul_2exp(t.get(), t.get(), 200);
-        mpz_add(a.get(), a.get(), t.get());
+      RpMultiStatement st = statement(BigInt(), com[0], k, i, square);
+      Transcript tp = ct_transcript(i, square, g.first + k);
+      const RpPow2Sec pow2 = prover_pow2(square, i);
+      RpMultiProof pr;
+      if (cheat_now(i, Step::kCiphertextFraction)) {
+        // Deviation: encrypt the fraction u/v mod N (committed as u/v mod ℓ) and grind the
+        // challenge until v | e, where the Paillier and commitment equations hold with
+        // z = y + (e/v)·u; S commits to the nearest integer. Only the ring-Pedersen parts fail.
+        constexpr unsigned long u = 2, v = 3;
+        BigInt m(v);
+        GOPA_CHECK(mpz_invert(m.get(), m.get(), pk.n().get()) != 0, "v invertible mod N");
+        mpz_mul_ui(m.get(), m.get(), u);
+        mpz_mul_2exp(m.get(), m.get(), static_cast<mp_bitcnt_t>(k * kSlotBits));
+        mpz_mod(m.get(), m.get(), pk.n().get());
+        const Scalar frac = Scalar::from_u64(u) * *Scalar::from_u64(v).invert();
+        sh_[i][ids[0]] = SecretScalar(frac);
+        com[0] = commit(sh_[i][ids[0]], bl_[i][ids[0]], *gens_);
+        // The commitment was written first: rewrite it in place.
+        const std::size_t at = pl.size() - (square ? 1U : 2U) * Point::kBytes;
+        const auto enc = com[0].encode();
+        std::copy(enc.begin(), enc.end(), pl.begin() + static_cast<std::ptrdiff_t>(at));
+        st.a = com[0];
+        st.c = pk.encrypt(m, sec.alpha[k][i]);
+        const BigInt& alpha = sec.alpha[k][i];
+        const SecretScalar& blind = bl_[i][ids[0]];
+        for (bool ok = false; !ok;) {
+          Transcript tt = tp.clone();
+          pr = detail::prove_enc_rp_multi_unchecked(
+              tt, st, BigInt(1), alpha, blind, *gens_, rng_,
+              [&](const BigInt& e, RpMultiProof& q, const BigInt& y, const BigInt& mu,
+                  const SecretScalar&) {
+                if (mpz_divisible_ui_p(e.get(), v) == 0) return;
+                BigInt t;
+                mpz_divexact_ui(t.get(), e.get(), v);
+                mpz_mul_ui(t.get(), t.get(), u);
+                mpz_add(q.z.get(), y.get(), t.get());
+                mpz_mul(q.nu.get(), e.get(), alpha.get());
+                mpz_add(q.nu.get(), q.nu.get(), mu.get());
+                ok = true;
+              },
+              pow2);
+        }
+      } else {
+        // Deviations: encrypt a_i + 1 (not the committed value), or a_i + ℓ·2^200 (the
+        // committed value mod ℓ, but out of range), each with the prover's best effort.
+        BigInt a = BigInt::from_secret(sh_[i][ids[0]]);
+        const bool wrong = cheat_now(i, Step::kTripleCiphertext);
+        const bool big = cheat_now(i, Step::kCiphertextRange);
+        if (wrong) a = BigInt::from_scalar(sh_[i][ids[0]].declassify() + Scalar::one());
+        if (big) {
+          BigInt t = BigInt::from_scalar(-Scalar::one());
+          mpz_add_ui(t.get(), t.get(), 1);  // ℓ
+          mpz_mul_2exp(t.get(), t.get(), 200);
+          mpz_add(a.get(), a.get(), t.get());
+        }
+        st.c = pk.encrypt(slot_shift(a, k), sec.alpha[k][i]);
+        // Proof that the ciphertext encrypts the committed a_i (times the slot shift) as an
+        // integer below 2^373, one ring-Pedersen part per replier (docs/sampling.md §2).
+        pr = big ? detail::prove_enc_rp_multi_unchecked(tp, st, a, sec.alpha[k][i],
+                                                        bl_[i][ids[0]], *gens_, rng_, {}, pow2)
+                 : prove_enc_rp_multi(tp, st, a, sec.alpha[k][i], bl_[i][ids[0]], *gens_, rng_,
+                                      pow2);
       }
-      const BigInt ct = pk.encrypt(slot_shift(a, k), sec.alpha[k][i]);
-      // Proof that the ciphertext encrypts the committed a_i (times the slot shift) and that
-      // a_i is small (docs/sampling.md §2, Ciphertext proofs).
-      EncStatement st{&pk, ct, com[0], static_cast<unsigned>(k * kSlotBits)};
-      Transcript tp = ct_transcript(i, square, g.first + k, st);
-      const EncProof pr =
-          big ? detail::prove_enc_unchecked(tp, st, a, sec.alpha[k][i], bl_[i][ids[0]], *gens_,
-                                            rng_)
-              : prove_enc(tp, st, a, sec.alpha[k][i], bl_[i][ids[0]], *gens_, rng_);
-      wire::put_big(pl, ct, ct_bytes());
+      wire::put_big(pl, st.c, ct_bytes());
       wire::put_big(pl, pr.tc, ct_bytes());
       wire::put_point(pl, pr.ta);
-      wire::put_big(pl, pr.z, EncProof::kZBytes);
-      wire::put_big(pl, pr.nu, EncProof::kNuBytes);
+      wire::put_big(pl, pr.z, RpEncProof::kZBytes);
+      wire::put_big(pl, pr.nu, RpEncProof::kNuBytes);
       wire::put_scalar(pl, pr.zr);
+      const auto vs = verifiers_of(square, i);
+      for (std::size_t x = 0; x < vs.size(); ++x) {
+        const auto sz = RpEncProof::sizes(p_.paillier_bits, rp_[vs[x]].n.bits());
+        wire::put_big(pl, pr.parts[x].s, sz.nb);
+        wire::put_big(pl, pr.parts[x].d, sz.nb);
+        wire::put_big(pl, pr.parts[x].w, sz.wb);
+      }
     }
+    GOPA_CHECK(pl.size() == shares_bytes(i, g.count, square), "triple-shares length");
     return pl;
   }
 
   void read_shares(std::size_t i, Group& g, const std::vector<std::array<Val, 3>>& tri,
                    bool square) {
     constexpr HiddenKind kind = HiddenKind::kTripleShares;
-    const auto& pl = board_.take(i, kind, Step::kTripleCiphertext);
+    const auto pl =
+        board_.take_list(i, kind, Step::kTripleCiphertext, shares_bytes(i, g.count, square), 1);
     wire::Reader r(pl);
+    const auto vs = verifiers_of(square, i);
     for (std::size_t k = 0; k < g.count; ++k) {
       const auto& ids = tri[g.first + k];
       for (std::size_t j = 0; j < (square ? 1U : 2U); ++j) {
@@ -1070,41 +1209,53 @@ class Committee {
       auto ct = r.big(ct_bytes());
       auto tc = r.big(ct_bytes());
       auto ta = r.point();
-      auto z = r.big(EncProof::kZBytes);
-      auto nu = r.big(EncProof::kNuBytes);
+      auto z = r.big(RpEncProof::kZBytes);
+      auto nu = r.big(RpEncProof::kNuBytes);
       auto zr = r.scalar();
       if (!ct || !tc || !ta || !z || !nu || !zr)
         malformed(i, Step::kTripleCiphertext, kind, "ciphertext or proof");
       g.ct[k][i] = std::move(*ct);
-      EncProof& pr = g.proof[k][i];
+      RpMultiProof& pr = g.proof[k][i];
       pr.tc = std::move(*tc);
       pr.ta = *ta;
       pr.z = std::move(*z);
       pr.nu = std::move(*nu);
       pr.zr = *zr;
+      pr.parts.resize(vs.size());
+      for (std::size_t x = 0; x < vs.size(); ++x) {
+        const auto sz = RpEncProof::sizes(p_.paillier_bits, rp_[vs[x]].n.bits());
+        auto S = r.big(sz.nb);
+        auto D = r.big(sz.nb);
+        auto w = r.big(sz.wb);
+        if (!S || !D || !w) malformed(i, Step::kTripleCiphertext, kind, "ring-Pedersen part");
+        pr.parts[x] = RpPart{std::move(*S), std::move(*D), std::move(*w)};
+      }
     }
     if (!r.done()) malformed(i, Step::kTripleCiphertext, kind, "trailing bytes");
   }
 
-  // Every member checks every other member's ciphertext proofs before replying: the Paillier
-  // equations and ranges one by one, the commitment equations in one MSM (proof by proof on
-  // failure). The first failing proof, in (group, slot, member) order, names its sender.
-  void verify_ciphertexts(const std::vector<Group>& groups,
-                          const std::vector<std::array<Val, 3>>& tri, bool square) {
-    auto blame = [&](std::size_t i, EncCheck r) {
-      fault(ids_[i], r == EncCheck::kRange ? Step::kCiphertextRange : Step::kTripleCiphertext,
-            who(ids_[i]) + ": ciphertext proof rejected (" + enc_check_name(r) + ")");
+  // Every member checks the shared part of every other member's ciphertext proofs (the
+  // Paillier equations and ranges one by one, the commitment equations in one MSM, proof by
+  // proof on failure); each replier checks its own ring-Pedersen parts before replying
+  // (make_replies, read_replies). The first failing proof, in (group, slot, member) order,
+  // names its sender.
+  void verify_ciphertexts(std::vector<Group>& groups, const std::vector<std::array<Val, 3>>& tri,
+                          bool square) {
+    auto blame = [&](std::size_t i, RpEncCheck r) {
+      fault(ids_[i], r == RpEncCheck::kRange ? Step::kCiphertextRange : Step::kTripleCiphertext,
+            who(ids_[i]) + ": ciphertext proof rejected (" + rp_enc_check_name(r) + ")");
     };
-    // Every proof, its group equations into `batch` (one MSM), or each checked alone (nullptr).
+    // Every proof, its commitment equations into `batch` (one MSM), or each checked alone.
     auto check_all = [&](CommitmentBatch* batch) {
-      for (const Group& g : groups)
+      for (Group& g : groups)
         for (std::size_t k = 0; k < g.count; ++k)
           for (std::size_t i = 0; i < c_; ++i) {
             if (!encrypts(square, i)) continue;
-            const EncStatement st = statement(g, tri, k, i);
-            Transcript t = ct_transcript(i, square, g.first + k, st);
-            const EncCheck r = verify_enc(t, st, g.proof[k][i], *gens_, batch, rng_);
-            if (r != EncCheck::kOk) blame(i, r);
+            const RpMultiStatement st = statement(g, tri, k, i, square);
+            Transcript t = ct_transcript(i, square, g.first + k);
+            const RpEncCheck r =
+                verify_enc_rp_shared(t, st, g.proof[k][i], *gens_, batch, rng_, &g.e[k][i]);
+            if (r != RpEncCheck::kOk) blame(i, r);
           }
     };
     CommitmentBatch batch;
@@ -1117,7 +1268,25 @@ class Committee {
   // Simulation: replier j's round-2 message for group g (one reply per receiver i).
   std::vector<std::uint8_t> make_replies(std::size_t j, const Group& g, GroupSecrets& sec,
                                          const std::vector<std::array<Val, 3>>& tri, bool square) {
-    std::vector<std::uint8_t> pl;
+    // j first checks its own ring-Pedersen part of every proof it is to answer; a failing part
+    // is a complaint (member, slot), and then j posts its complaints instead of replies.
+    std::vector<std::uint8_t> pl{0};
+    const bool false_complaint = cheat_now(j, Step::kFalseComplaint);
+    for (std::size_t i = 0; i < c_; ++i) {
+      if (!needs_pair(square, i, j)) continue;
+      for (std::size_t k = 0; k < g.count; ++k) {
+        const RpMultiProof& pr = g.proof[k][i];
+        if (owner_holds(j, pr.parts[part_index(square, i, j)], pr.z, g.e[k][i]) &&
+            !(false_complaint && pl.size() == 1))
+          continue;
+        pl.push_back(static_cast<std::uint8_t>(i));
+        pl.push_back(static_cast<std::uint8_t>(k));
+      }
+    }
+    if (pl.size() > 1) {
+      pl[0] = static_cast<std::uint8_t>((pl.size() - 1) / 2);
+      return pl;
+    }
     for (std::size_t i = 0; i < c_; ++i) {
       if (!needs_pair(square, i, j)) continue;
       const PaillierPublic& pk = *pk_[i];
@@ -1140,10 +1309,33 @@ class Committee {
     return pl;
   }
 
-  void read_replies(std::size_t j, Group& g, bool square) {
+  // A replier's complaint: i's proof of slot k in group g fails j's ring-Pedersen part.
+  struct Complaint {
+    std::size_t j, g, i, k;
+  };
+
+  void read_replies(std::size_t j, std::size_t gi, Group& g, bool square,
+                    std::vector<Complaint>& complaints) {
     constexpr HiddenKind kind = HiddenKind::kTripleReplies;
     const auto& pl = board_.take(j, kind, Step::kTripleReply);
     wire::Reader r(pl);
+    const auto n = r.u8();
+    if (!n) malformed(j, Step::kTripleReply, kind, "complaint count");
+    if (*n > 0) {
+      // Complaints, in increasing (member, slot) order, each about a proof j is to answer.
+      std::size_t last = 0;
+      for (std::size_t x = 0; x < *n; ++x) {
+        const auto i = r.u8();
+        const auto k = r.u8();
+        if (!i || !k || *i >= c_ || !needs_pair(square, *i, j) || *k >= g.count ||
+            (x > 0 && *i * 256U + *k <= last))
+          malformed(j, Step::kTripleReply, kind, "complaint");
+        last = *i * 256U + *k;
+        complaints.push_back(Complaint{j, gi, *i, *k});
+      }
+      if (!r.done()) malformed(j, Step::kTripleReply, kind, "trailing bytes after complaints");
+      return;
+    }
     for (std::size_t i = 0; i < c_; ++i) {
       if (!needs_pair(square, i, j)) continue;
       auto ct = r.big(ct_bytes());
@@ -1152,6 +1344,26 @@ class Committee {
       g.reply[i][j] = std::move(*ct);
     }
     if (!r.done()) malformed(j, Step::kTripleReply, kind, "trailing bytes");
+  }
+
+  // Every reader checks each complained-about part itself (public data): a part that fails
+  // names the prover (its plaintext is not proven an integer), one that holds names the
+  // complainer. An honest prover's parts always hold and an honest replier complains only about
+  // a failing part, so neither is ever named. First complaint in (replier, group) order.
+  void judge_complaints(const std::vector<Group>& groups, const std::vector<Complaint>& complaints,
+                        bool square) {
+    for (const Complaint& c : complaints) {
+      const Group& g = groups[c.g];
+      const RpMultiProof& pr = g.proof[c.k][c.i];
+      const std::string where = "triple " + std::to_string(g.first + c.k);
+      if (!rp_part_holds(rp_[c.j], pr.parts[part_index(square, c.i, c.j)], pr.z, g.e[c.k][c.i]))
+        fault(ids_[c.i], Step::kCiphertextFraction,
+              who(ids_[c.i]) + ": ciphertext proof (" + where + ") rejected by " + who(ids_[c.j]) +
+                  ": its ring-Pedersen equation fails (the plaintext is not proven an integer)");
+      fault(ids_[c.j], Step::kFalseComplaint,
+            who(ids_[c.j]) + ": complained about " + who(ids_[c.i]) + "'s ciphertext proof (" +
+                where + "), which verifies");
+    }
   }
 
   // Simulation: member i decrypts the product of its replies in each group and posts the
@@ -1555,6 +1767,9 @@ class Committee {
 
   std::vector<const PaillierPublic*> pk_;                 // the keys as published
   std::vector<RingPedersen> rp_;                          // the members' ring-Pedersen parameters
+  std::vector<std::unique_ptr<FixedBaseSec>> rp_s_tab_, rp_t_tab_;  // simulation: s_j, t_j tables
+  std::vector<std::unique_ptr<RpOwnerCheck>> rp_own_;     // simulation: member j's own check
+  double extra_seconds_ = 0;  // simulation: work the other members repeat (table builds)
   std::vector<std::unique_ptr<PaillierKey>> bad_keys_;    // simulation only: deliberate bad keys
   std::vector<std::unique_ptr<PaillierPublic>> own_pk_;   // verifier: built from the log
 
@@ -1640,6 +1855,8 @@ const char* step_name(Step s) noexcept {
     case Step::kTruncOpening: return "trunc-opening";
     case Step::kCiphertextRange: return "ciphertext-range";
     case Step::kPaillierKey: return "paillier-key";
+    case Step::kCiphertextFraction: return "ciphertext-fraction";
+    case Step::kFalseComplaint: return "false-complaint";
   }
   return "unknown";
 }

@@ -236,6 +236,50 @@ TEST_CASE("hidden: a ciphertext that is not the committed value or not small is 
   CHECK(run.output->samples[0].members == std::vector<std::size_t>{0, 2});
 }
 
+TEST_CASE("hidden: a fractional plaintext is named by its replier's complaint in every trial, a "
+          "false complaint names the complainer", "[sampling][hidden][abort][enc-rp]") {
+  // The cheater encrypts 2/3 mod N (committed as 2/3 mod ℓ) and grinds its proof until every
+  // reader's shared checks pass (about 3 attempts); only the repliers' ring-Pedersen parts catch
+  // it. Honest repliers complain; every reader checks the complained part and names the prover.
+  const HiddenParams p = small_params(3);
+  const Cost counts = hidden_box_muller_counts(p);
+  const std::size_t muls = counts.triples - counts.random_bits;
+  std::uint64_t seed = 90;
+  for (std::size_t trial = 0; trial < 6; ++trial) {
+    const std::size_t member = trial % 3;
+    // Triples, or (for members 0 and 1, which encrypt there) the first square pair.
+    const std::size_t occurrence = trial < 3 ? trial : 2 * muls;
+    if (trial >= 3 && member == 2) continue;
+    DeterministicRng rng(seed++);
+    Attempt a = hidden_box_muller_attempt(p, {0, 1, 2},
+                                          {Cheat{member, Step::kCiphertextFraction, occurrence}}, rng);
+    CHECK_FALSE(a.output.has_value());
+    REQUIRE(a.blame.has_value());
+    CHECK(a.blame->member == member);
+    CHECK(a.blame->step == Step::kCiphertextFraction);
+    CHECK(a.blame->why.find("rejected by member") != std::string::npos);
+    // The public log alone gives the same verdict.
+    const std::vector<std::size_t> members{0, 1, 2};
+    const HiddenVerdict v = verify_hidden_log(p, members, a.log);
+    REQUIRE(v.blame.has_value());
+    CHECK(v.blame->member == member);
+    CHECK(v.blame->step == Step::kCiphertextFraction);
+  }
+  // A complaint about a valid proof names the complainer, never the prover.
+  DeterministicRng rng(97);
+  Attempt f = hidden_box_muller_attempt(p, {0, 1, 2}, {Cheat{1, Step::kFalseComplaint, 0}}, rng);
+  REQUIRE(f.blame.has_value());
+  CHECK(f.blame->member == 1);
+  CHECK(f.blame->step == Step::kFalseComplaint);
+  // The committee restarts without the cheater and completes.
+  DeterministicRng rng2(98);
+  HiddenRun run = run_hidden_box_muller(p, {Cheat{2, Step::kCiphertextFraction, 1}}, rng2);
+  REQUIRE(run.blamed.size() == 1);
+  CHECK(run.blamed[0].member == 2);
+  REQUIRE(run.ok());
+  CHECK(run.output->samples[0].members == std::vector<std::size_t>{0, 1});
+}
+
 TEST_CASE("hidden: a member whose Paillier key is not well formed is named by the key proofs",
           "[sampling][hidden][abort][keys]") {
   const HiddenParams p = small_params(3);

@@ -69,9 +69,13 @@ TEST_CASE("hidden log: frames round-trip and decoding is strict", "[sampling][hi
   auto longer = bytes;
   longer.push_back(0);
   CHECK_FALSE(HiddenMessage::decode(longer).has_value());
+  CHECK(bytes[0] == kHiddenLogVersion);
   auto bad = bytes;
-  bad[0] = 2;
-  CHECK_FALSE(HiddenMessage::decode(bad).has_value());
+  for (std::uint8_t version : {std::uint8_t{0}, std::uint8_t{1}, std::uint8_t{kHiddenLogVersion + 1}}) {
+    bad[0] = version;  // 1: the layouts before the ring-Pedersen ciphertext proofs
+    CHECK_FALSE(HiddenMessage::decode(bad).has_value());
+  }
+  bad = bytes;
   for (std::uint8_t kind : {std::uint8_t{0}, std::uint8_t{kHiddenKindMax + 1}, std::uint8_t{255}}) {
     bad = bytes;
     bad[5] = kind;
@@ -180,6 +184,13 @@ TEST_CASE("hidden log: the verifier names the simulation's cheater at every step
       {Step::kTripleCiphertext, 3, 1, 2 * muls},  // first square pair
       {Step::kCiphertextRange, 3, 2, 5},
       {Step::kCiphertextRange, 3, 0, 2 * muls},
+      // A fractional plaintext that passes every reader's checks by grinding: the replier's
+      // ring-Pedersen part fails, the replier complains, every reader checks the part.
+      {Step::kCiphertextFraction, 3, 1, 0},
+      {Step::kCiphertextFraction, 3, 0, 2 * muls},
+      // A complaint against a valid proof names the complainer.
+      {Step::kFalseComplaint, 3, 2, 0},
+      {Step::kFalseComplaint, 3, 2, 2 * muls},  // its first square-pair group
       {Step::kTripleReply, 3, 1, 0},
       {Step::kTripleReply, 3, 1, 2 * muls * 2},  // first square-pair reply of member 1
       {Step::kTripleCommit, 3, 2, 0},

@@ -22,7 +22,7 @@
 
 namespace gopa::sampling {
 
-inline constexpr std::uint8_t kHiddenLogVersion = 1;
+inline constexpr std::uint8_t kHiddenLogVersion = 2;
 inline constexpr std::size_t kMaxHiddenPayload = 60'000;
 inline constexpr std::size_t kHiddenHeaderBytes = 14;  // version, member, kind, seq, length
 
