@@ -2206,8 +2206,15 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         const std::uint32_t u = order[i];
         parties[u]->cheat = CheatKind::committee;
         report.deviating[u] = cheat_name(CheatKind::committee);
-        // A step of the committee protocol, chosen from the seed (sampling::Step 1..9).
-        const auto step = static_cast<sampling::Step>(1 + pick.uniform(9));
+        // A deviation in a step of the committee protocol, chosen from the seed (every
+        // sampling::Step except the key checks).
+        using sampling::Step;
+        static constexpr Step kSteps[] = {
+            Step::kTripleCiphertext, Step::kTripleReply,      Step::kTripleCommit,
+            Step::kSacrificeOpening, Step::kMaskRange,        Step::kBitOpening,
+            Step::kMulOpening,       Step::kTruncOpening,     Step::kCiphertextRange,
+            Step::kCiphertextFraction, Step::kFalseComplaint};
+        const Step step = kSteps[pick.uniform(std::size(kSteps))];
         cheats.push_back(sampling::Cheat{u, step, 0});
       }
     }
