@@ -119,12 +119,14 @@ int run_hidden(const HiddenOptions& o) {
   if (o.json) {
     nlohmann::json j = json_report("bench-hidden");
     j["sampler"] = "box-muller";
-    j["note"] = "one call gives two samples; time is the total committee time (member work + every member's "
-                "verification); seconds_audit is one auditor re-checking the public log";
+    j["note"] = "one call gives two samples; time is the total committee time (member work + every check "
+                "by each member that makes it: c times, c - 1 for a member's own key and ciphertext "
+                "proofs); seconds_audit is one auditor re-checking the public log";
     j["rows"] = rows;
     std::cout << j.dump(2) << "\n";
   } else {
-    std::printf("one call = two samples; time = total committee time (work + c × verification); "
+    std::printf("one call = two samples; time = total committee time (work + every check by each "
+                "member that makes it: c times, c − 1 for a member's own key and ciphertext proofs); "
                 "audit = one auditor re-checking the public log; Paillier %u bits\n",
                 o.paillier_bits);
   }
