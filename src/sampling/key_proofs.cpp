@@ -7,6 +7,7 @@
 
 #include "gopa/check.hpp"
 #include "modarith.hpp"
+#include "rp_exp.hpp"
 #include "wire.hpp"
 
 namespace gopa::sampling {
@@ -62,6 +63,51 @@ BigInt pow_crt(const BigInt& base, const BigInt& e, const BigInt& p, const BigIn
   }
   return crt(r, m);
 }
+
+// Π_prm's left-hand sides t^(z_i) mod N for public t, N (N odd > 1) and public exponents z ≥ 0
+// (variable time): the powers t^(d·2^(w·j)) (Montgomery form) are tabulated once, for the width
+// of the widest exponent given at construction (whatever the decoder and the range checks
+// admit; no exponent is reduced: the order of t is unknown), and t^z is the product of one entry
+// per nonzero w-bit digit of z, at most ⌈|z|/w⌉ − 1 multiplications and no squaring
+// (rp_detail::FixedBaseVar). Window w = 5: the fastest of w = 3 to 8 measured for the 80
+// exponents of Π_prm at 674 and 2048 bits (2048 bits: 410 rows of 31 entries, 3.1 MiB, built
+// with ~12.7k multiplications; w = 4 is within 3 %, w = 6 ~8 % slower, w = 7 ~35 % slower).
+class PrmTable {
+ public:
+  static constexpr unsigned kWindow = 5;
+  PrmTable(const BigInt& t, const BigInt& n, std::span<const BigInt> exps) : mont_(n) {
+    unsigned bits = 1;
+    for (const BigInt& z : exps) bits = std::max(bits, static_cast<unsigned>(z.bits()));
+    tab_ = rp_detail::FixedBaseVar(t, mont_, bits, kWindow);
+    const auto un = static_cast<std::size_t>(mont_.n());
+    acc_.resize(un);
+    out_.resize(un);
+    scratch_.resize(2 * un);
+  }
+  // Exactly whether (t^z mod N) = v, for any v and 0 ≤ z < 2^(width of the widest exponent).
+  [[nodiscard]] bool pow_equals(const BigInt& z, const BigInt& v) {
+    const mp_size_t n = mont_.n();
+    const auto un = static_cast<std::size_t>(n);
+    if (mpz_sgn(v.get()) < 0 || mpz_size(v.get()) > un) return false;  // v ∉ [0, R) ⊃ [0, N)
+    bool started = false;
+    tab_.mul_pow(acc_.data(), &started, z, mont_, scratch_.data());
+    if (!started) std::copy(mont_.one.begin(), mont_.one.end(), acc_.begin());  // t^0 = 1
+    // Out of Montgomery form: acc < R, so one reduction gives acc·R^(−1) mod N or N itself.
+    std::fill(scratch_.begin(), scratch_.end(), mp_limb_t{0});
+    std::copy(acc_.begin(), acc_.end(), scratch_.begin());
+    modarith::redc(out_.data(), scratch_.data(), mont_.limbs.data(), n, mont_.minv);
+    if (mpn_cmp(out_.data(), mont_.limbs.data(), n) >= 0)
+      mpn_sub_n(out_.data(), out_.data(), mont_.limbs.data(), n);
+    for (std::size_t i = 0; i < un; ++i)
+      if (out_[i] != mpz_getlimbn(v.get(), static_cast<mp_size_t>(i))) return false;
+    return true;
+  }
+
+ private:
+  rp_detail::Mont mont_;
+  rp_detail::FixedBaseVar tab_;
+  std::vector<mp_limb_t> acc_, out_, scratch_;
+};
 
 // Uniform in [0, m) up to 2^-64 (a reduction of 64 more bits).
 BigInt random_below(const BigInt& m, Rng& rng) {
@@ -514,15 +560,17 @@ KeyCheck verify_prm(Transcript& t, const RingPedersen& rp, const PrmProof& pr) {
       return KeyCheck::kMalformed;
   append_prm_statement(t, rp);
   const auto e = prm_challenge(t, pr, bytes_of(n));
-  BigInt lhs, rhs;
+  // Public data: the powers t^(z_i) come from one variable-time fixed-base table of t covering
+  // the widest z_i (its cost is shared by the rounds; PrmTable in the anonymous namespace).
+  PrmTable tab(rp.t, n, pr.z);
+  BigInt rhs;
   for (unsigned i = 0; i < KP::kPrmRounds; ++i) {
-    mpz_powm(lhs.get(), rp.t.get(), pr.z[i].get(), n.get());
     rhs = pr.a[i];
     if (bit_of(e, i)) {
       mpz_mul(rhs.get(), rhs.get(), rp.s.get());
       mpz_mod(rhs.get(), rhs.get(), n.get());
     }
-    if (!(lhs == rhs)) return KeyCheck::kPrmEquation;
+    if (!tab.pow_equals(pr.z[i], rhs)) return KeyCheck::kPrmEquation;
   }
   return KeyCheck::kOk;
 }

@@ -364,3 +364,52 @@ TEST_CASE("key proofs: tamper matrix", "[sampling][paillier][keys][tamper]") {
     }
   }
 }
+
+TEST_CASE("key proofs: Π_prm's verdict on responses of every width matches t^z mod N",
+          "[sampling][paillier][keys]") {
+  Keys f;
+  const RingPedersen& rp = f.rp.pub();
+  const BigInt& n = rp.n;
+  Transcript tp = transcript();
+  const PrmProof honest = prove_prm(tp, f.rp, f.rng);
+  const auto verdict = [&](const PrmProof& p) {
+    Transcript t = transcript();
+    return verify_prm(t, rp, p);
+  };
+  REQUIRE(verdict(honest) == KeyCheck::kOk);
+  // t^λ = 1 for λ = lcm(p − 1, q − 1): the responses z_i + k·λ < N and z_i mod λ pass as z_i.
+  BigInt pm1, qm1, lam;
+  mpz_sub_ui(pm1.get(), f.verifier.p().get(), 1);
+  mpz_sub_ui(qm1.get(), f.verifier.q().get(), 1);
+  mpz_lcm(lam.get(), pm1.get(), qm1.get());
+  PrmProof wide = honest, narrow = honest;
+  std::size_t widest = 0;
+  for (unsigned i = 0; i < KeyProofParams::kPrmRounds; ++i) {
+    BigInt k;  // the largest k with z_i + k·λ ≤ N − 1
+    mpz_sub(k.get(), n.get(), honest.z[i].get());
+    mpz_sub_ui(k.get(), k.get(), 1);
+    mpz_fdiv_q(k.get(), k.get(), lam.get());
+    mpz_addmul(wide.z[i].get(), k.get(), lam.get());
+    widest = std::max(widest, wide.z[i].bits());
+    mpz_mod(narrow.z[i].get(), honest.z[i].get(), lam.get());
+  }
+  CHECK(widest == n.bits());
+  CHECK(verdict(wide) == KeyCheck::kOk);
+  CHECK(verdict(narrow) == KeyCheck::kOk);
+  // One round's response replaced: the verdict is whether t^z ≡ t^(z_3) (= A_3·s^(e_3)).
+  BigInt rhs, top, half, plus_one, nm1;
+  mpz_powm(rhs.get(), rp.t.get(), honest.z[3].get(), n.get());
+  mpz_setbit(top.get(), static_cast<mp_bitcnt_t>(n.bits() - 1));
+  mpz_fdiv_q_2exp(half.get(), lam.get(), 1);
+  mpz_add(half.get(), half.get(), honest.z[3].get());
+  mpz_mod(half.get(), half.get(), n.get());
+  mpz_add_ui(plus_one.get(), honest.z[3].get(), 1);
+  mpz_sub_ui(nm1.get(), n.get(), 1);
+  for (const BigInt& z : {BigInt(0), BigInt(1), BigInt(2), nm1, top, half, plus_one, wide.z[3]}) {
+    PrmProof p = honest;
+    p.z[3] = z;
+    BigInt lhs;
+    mpz_powm(lhs.get(), rp.t.get(), z.get(), n.get());
+    CHECK(verdict(p) == (lhs == rhs ? KeyCheck::kOk : KeyCheck::kPrmEquation));
+  }
+}
