@@ -139,12 +139,10 @@ RpMultiProof prove_multi_once(Transcript& t, const RpMultiStatement& st, const B
     const auto nh = static_cast<unsigned>(v.n.bits());
     m[j] = BigInt::random_bits(nh + P::kRpMaskBits, rng);
     gamma[j] = BigInt::random_bits(nh + P::kRpNonceBits, rng);
-    // (x is below 2^253 for the honest prover, which checked it; only the deviating provers
-    // of the tests pass a wider one, through mpz_powm_sec.)
-    const bool table_width = x.bits() <= P::kPlainBits;
-    pr.parts[j].s = pow2s && table_width
-                        ? pow2s(j, x, P::kPlainBits, m[j], nh + P::kRpMaskBits)
-                        : pow2_sec(v.s, x, v.t, m[j], v.n);
+    // (pow2s only from the honest prover, whose x < 2^253 is checked; the deviating provers
+    // of the tests, with any x, use mpz_powm_sec.)
+    pr.parts[j].s = pow2s ? pow2s(j, x, P::kPlainBits, m[j], nh + P::kRpMaskBits)
+                          : pow2_sec(v.s, x, v.t, m[j], v.n);
     pr.parts[j].d = pow2s ? pow2s(j, y, P::kBoundBits, gamma[j], nh + P::kRpNonceBits)
                           : pow2_sec(v.s, y, v.t, gamma[j], v.n);
   }
@@ -406,10 +404,9 @@ RpEncProof prove_enc_rp_unchecked(Transcript& t, const RpEncStatement& st, const
 RpMultiProof prove_enc_rp_multi_unchecked(Transcript& t, const RpMultiStatement& st,
                                           const BigInt& x, const BigInt& alpha,
                                           const SecretScalar& r, const GeneratorSet& gens,
-                                          Rng& rng, const RpMultiTamper& after,
-                                          const RpPow2Sec& pow2s) {
+                                          Rng& rng, const RpMultiTamper& after) {
   append_enc_rp_multi_statement(t, st);
-  return prove_multi_once(t, st, x, alpha, r, gens, rng, after, pow2s);
+  return prove_multi_once(t, st, x, alpha, r, gens, rng, after, {});
 }
 }  // namespace detail
 

@@ -1150,8 +1150,7 @@ class Committee {
                 mpz_mul(q.nu.get(), e.get(), alpha.get());
                 mpz_add(q.nu.get(), q.nu.get(), mu.get());
                 ok = true;
-              },
-              pow2);
+              });
         }
       } else {
         // Deviations: encrypt a_i + 1 (not the committed value), or a_i + ℓ·2^200 (the
@@ -1170,7 +1169,7 @@ class Committee {
         // Proof that the ciphertext encrypts the committed a_i (times the slot shift) as an
         // integer below 2^373, one ring-Pedersen part per replier (docs/sampling.md §2).
         pr = big ? detail::prove_enc_rp_multi_unchecked(tp, st, a, sec.alpha[k][i],
-                                                        bl_[i][ids[0]], *gens_, rng_, {}, pow2)
+                                                        bl_[i][ids[0]], *gens_, rng_)
                  : prove_enc_rp_multi(tp, st, a, sec.alpha[k][i], bl_[i][ids[0]], *gens_, rng_,
                                       pow2);
       }
@@ -1310,7 +1309,10 @@ class Committee {
     return pl;
   }
 
-  // A replier's complaint: i's proof of slot k in group g fails j's ring-Pedersen part.
+  // A replier's complaint: i's proof of slot k in group g fails j's ring-Pedersen part. A
+  // message holds at most K·(c − 1) of them, counted in one byte.
+  static_assert(kMaxMembers <= 256 && (kMaxPaillierBits - 2) / kSlotBits * (kMaxMembers - 1) <= 255,
+                "complaints (member, slot) and their count fit one byte each");
   struct Complaint {
     std::size_t j, g, i, k;
   };

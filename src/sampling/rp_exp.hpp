@@ -15,8 +15,11 @@
 // multiplications and no squaring. Each entry is read with mpn_sec_tabselect (the whole row is
 // read) and multiplied with mpn_sec_mul and a branch-free Montgomery reduction, so the time and
 // the memory accesses depend on the public widths and the modulus only, not on the exponents.
-// RpOwnerCheck: public data, variable time; it checks the equation mod p and mod q (CRT) with
-// the exponents of s and t reduced mod p − 1 and q − 1 and variable-time fixed-base tables.
+// RpOwnerCheck: variable time; it checks the equation mod p and mod q (CRT) with the exponents
+// of s and t reduced mod p − 1 and q − 1 and variable-time fixed-base tables. Its inputs are
+// public but p and q are not: the reduction mod p − 1, the skipped zero digits and GMP's
+// reductions and powers mod p take time that depends on p and q together with the prover's
+// chosen responses (docs/sampling.md, "Not proven / not done", side channels).
 #pragma once
 
 #include <gmp.h>
@@ -96,7 +99,8 @@ class FixedBaseSec {
                                    std::span<const BigInt> exps);
 
 // The verifier's check s^z·t^w ≡ D·S^e (mod N̂) of Π_enc for the owner of N̂ = p·q (p ≠ q odd
-// primes) with ring-Pedersen bases s, t (units mod N̂). Public data: variable time. Tables:
+// primes) with ring-Pedersen bases s, t (units mod N̂). Variable time, also in p and q (above).
+// Tables:
 // 4 of ⌈|p|/w⌉·(2^w − 1) entries of |p| bits (w = 6 by default: 5.3 MiB for a 2048-bit N̂).
 // Immutable after construction: checks may run concurrently.
 class RpOwnerCheck {

@@ -355,15 +355,73 @@ TEST_CASE("hidden log: a message out of place never names another member",
   }
 }
 
+TEST_CASE("hidden log: complaints are parsed strictly and judged against the complainer when the "
+          "part holds", "[sampling][hidden][log][tamper][enc-rp]") {
+  // An honest log of 3 members (K = 1 slot at 704 bits); member 1's first triple-replies message
+  // (it answers members 0 and 2) and its first square-pair one (it answers member 0 only) are
+  // replaced by hand-made complaint lists. Whatever the list, only member 1 is named: a list
+  // that does not parse as complaints about proofs it is to answer is malformed
+  // (triple-reply), a well-formed complaint about an honest proof is false (false-complaint).
+  const HiddenParams p = small_params(3);
+  const std::vector<std::size_t> members{0, 1, 2};
+  const Cost counts = hidden_box_muller_counts(p);
+  const std::size_t muls = counts.triples - counts.random_bits;
+  DeterministicRng rng(61);
+  const Attempt a = hidden_box_muller_attempt(p, members, {}, rng);
+  REQUIRE(a.output.has_value());
+  std::vector<std::size_t> replies;  // positions of member 1's triple-replies messages
+  for (std::size_t i = 0; i < a.log.size(); ++i)
+    if (a.log[i].member == 1 && a.log[i].kind == HiddenKind::kTripleReplies) replies.push_back(i);
+  REQUIRE(replies.size() == 2 * muls + 2 * (counts.random_bits));
+  const std::size_t triple = replies[0], square = replies[2 * muls];
+  REQUIRE(a.log[triple].payload[0] == 0);  // no complaints: the replies follow
+  struct Case {
+    std::size_t at;
+    std::vector<std::uint8_t> payload;
+    Step step;
+  };
+  const Case cases[] = {
+      {triple, {1, 0, 0}, Step::kFalseComplaint},     // member 0's valid proof
+      {triple, {1, 2, 0}, Step::kFalseComplaint},     // member 2's valid proof
+      {triple, {2, 0, 0, 2, 0}, Step::kFalseComplaint},
+      {triple, {2, 2, 0, 0, 0}, Step::kTripleReply},  // not increasing
+      {triple, {2, 0, 0, 0, 0}, Step::kTripleReply},  // repeated
+      {triple, {1, 1, 0}, Step::kTripleReply},        // its own proof
+      {triple, {1, 3, 0}, Step::kTripleReply},        // no such member
+      {triple, {1, 0, 1}, Step::kTripleReply},        // no such slot
+      {triple, {1, 0}, Step::kTripleReply},           // truncated
+      {triple, {1, 0, 0, 7}, Step::kTripleReply},     // trailing byte
+      {triple, {0}, Step::kTripleReply},              // no complaint and no replies
+      {square, {1, 0, 0}, Step::kFalseComplaint},     // member 0's valid square-pair proof
+      {square, {1, 2, 0}, Step::kTripleReply},        // member 2 does not encrypt there
+      {square, {1, 1, 0}, Step::kTripleReply},
+  };
+  for (const Case& c : cases) {
+    INFO("message " << c.at << " payload size " << c.payload.size() << " first bytes "
+                    << int(c.payload[0]) << " " << (c.payload.size() > 1 ? int(c.payload[1]) : -1));
+    auto log = a.log;
+    log[c.at].payload = c.payload;
+    const HiddenVerdict v = verify_hidden_log(p, members, log);
+    CHECK_FALSE(v.ok);
+    REQUIRE(v.blame.has_value());
+    CHECK(v.blame->member == 1);
+    CHECK(v.blame->step == c.step);
+  }
+}
+
 TEST_CASE("hidden log: every message fits one board entry for all parameters",
           "[sampling][hidden][log]") {
   // The largest messages, from their layouts (docs/sampling.md, "Public log"): c ≤ 32 members,
   // N ≤ 4096 bits, K = ⌊(|N| − 2)/672⌋ slots.
   const std::size_t nb = 4096 / 8, ct = 2 * nb, K = (4096 - 2) / 672, c = 32;
+  // triple-shares is a byte list (any length); its per-slot part without the repliers' parts:
   const std::size_t shares = K * (2 * 32 + ct + ct + 32 + 72 + 48 + 32);
-  const std::size_t replies = (c - 1) * ct;
+  // A reply message: the complaint count, then the replies (or at most K·(c − 1) complaints of
+  // 2 bytes, fewer bytes than the replies, and at most 255 of them).
+  const std::size_t replies = 1 + (c - 1) * ct;
+  STATIC_REQUIRE(K * (c - 1) <= 255);
+  CHECK(2 * K * (c - 1) < replies);
   const std::size_t reveal = K * 6 * 32 + K * 32 + (c - 1) * (32 + K * 84);
-  CHECK(shares <= kMaxHiddenPayload);
   CHECK(replies <= kMaxHiddenPayload);
   CHECK(reveal <= kMaxHiddenPayload);
   // The most truncations: the largest f and guard (each table is built once, which is slow).
@@ -378,7 +436,14 @@ TEST_CASE("hidden log: every message fits one board entry for all parameters",
     CHECK(bytes <= 10'000);  // docs/sampling.md, "Public log"
   }
   CHECK(shares == 13'776);
-  CHECK(replies == 31'744);
+  CHECK(replies == 31'745);
+  // The documented triple-shares sizes at 2048 bits (docs/sampling.md, "Payloads"): 3 slots of
+  // 64 + 512 + 696 bytes and 789 bytes per replier; one message up to c = 24.
+  const auto group = [](std::size_t members) { return 3 * (64 + 512 + 696 + 789 * (members - 1)); };
+  CHECK(group(5) == 13'284);
+  CHECK(group(17) == 41'688);
+  CHECK(group(24) <= kMaxHiddenPayload);
+  CHECK(group(25) > kMaxHiddenPayload);
   CHECK(reveal == 17'960);
 }
 

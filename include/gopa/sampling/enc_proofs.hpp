@@ -211,15 +211,15 @@ using RpEncTamper = std::function<void(const BigInt& e, RpEncProof& pr)>;
                                                 const BigInt& x, const BigInt& alpha,
                                                 const SecretScalar& r, const GeneratorSet& gens,
                                                 Rng& rng, const RpEncTamper& after = {});
-// The multi-verifier prover with any witness x ≥ 0, without range check or restart; `after` sees
+// The multi-verifier prover with any witness x ≥ 0, without range check or restart (and with
+// mpz_powm_sec, whatever the width of x); `after` sees
 // the challenge and the nonces y, μ, ρ of T_C and T_A and may rewrite the proof (a prover that
 // chooses its responses after the challenge, e.g. for a fractional plaintext).
 using RpMultiTamper = std::function<void(const BigInt& e, RpMultiProof& pr, const BigInt& y,
                                          const BigInt& mu, const SecretScalar& rho)>;
 [[nodiscard]] RpMultiProof prove_enc_rp_multi_unchecked(
     Transcript& t, const RpMultiStatement& st, const BigInt& x, const BigInt& alpha,
-    const SecretScalar& r, const GeneratorSet& gens, Rng& rng, const RpMultiTamper& after = {},
-    const RpPow2Sec& pow2 = {});
+    const SecretScalar& r, const GeneratorSet& gens, Rng& rng, const RpMultiTamper& after = {});
 }  // namespace detail
 
 }  // namespace gopa::sampling
