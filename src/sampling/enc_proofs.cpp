@@ -25,12 +25,8 @@ struct Challenge {
   Scalar s;
 };
 
-Challenge derive_challenge(Transcript& t, const RpEncStatement& st, const RpEncProof& pr) {
-  const std::size_t nb = bytes_of(st.verifier->n);
-  t.append_message("T_C", pr.tc.to_bytes(st.pk->ciphertext_bytes()));
-  t.append_point("T_A", pr.ta);
-  t.append_message("S", pr.s.to_bytes(nb));
-  t.append_message("D", pr.d.to_bytes(nb));
+// e from the transcript, after the whole first message.
+Challenge draw_challenge(Transcript& t) {
   std::array<std::uint8_t, P::kChallengeBits / 8> e{};
   static_assert(P::kChallengeBits % 8 == 0, "whole challenge bytes");
   t.challenge_bytes("e", e);
@@ -38,6 +34,48 @@ Challenge derive_challenge(Transcript& t, const RpEncStatement& st, const RpEncP
   mpz_import(c.big.get(), e.size(), 1, 1, 0, 0, e.data());
   c.s = c.big.to_scalar();
   return c;
+}
+
+Challenge derive_challenge(Transcript& t, const RpEncStatement& st, const RpEncProof& pr) {
+  const std::size_t nb = bytes_of(st.verifier->n);
+  t.append_message("T_C", pr.tc.to_bytes(st.pk->ciphertext_bytes()));
+  t.append_point("T_A", pr.ta);
+  t.append_message("S", pr.s.to_bytes(nb));
+  t.append_message("D", pr.d.to_bytes(nb));
+  return draw_challenge(t);
+}
+
+// s^z·t^w = D·S^e mod N̂ (public data: variable time).
+bool rp_equation_holds(const RingPedersen& v, const BigInt& S, const BigInt& D, const BigInt& w,
+                       const BigInt& z, const BigInt& e) {
+  const BigInt lhs = pow2(v.s, z, v.t, w, v.n);
+  BigInt rhs;
+  mpz_powm(rhs.get(), S.get(), e.get(), v.n.get());
+  mpz_mul(rhs.get(), rhs.get(), D.get());
+  mpz_mod(rhs.get(), rhs.get(), v.n.get());
+  return lhs == rhs;
+}
+
+// The shared part's Paillier equation Enc(z·2^shift; ν) = T_C·C^e mod N² (public data).
+bool paillier_equation_holds(const PaillierPublic& pk, const BigInt& c, unsigned shift,
+                             const BigInt& tc, const BigInt& z, const BigInt& nu, const BigInt& e) {
+  BigInt zs;
+  mpz_mul_2exp(zs.get(), z.get(), shift);
+  return pk.encrypt(zs, nu) == pk.add(tc, pk.mul_plain(c, e));
+}
+
+// The commitment equation (z mod ℓ)·G + z_r·H = T_A + e·A, deferred into `batch` if given.
+RpEncCheck commitment_check(const BigInt& zi, const Scalar& zr, const Point& ta, const Point& a,
+                            const Challenge& e, const GeneratorSet& gens, CommitmentBatch* batch,
+                            Rng& rng) {
+  const Scalar z = zi.to_scalar();
+  if (batch != nullptr) {
+    batch->add(z, zr, ta, e.s, a, rng);
+    return RpEncCheck::kOk;
+  }
+  const Scalar w[4] = {z, zr, -Scalar::one(), -e.s};
+  const Point p[4] = {gens.G(), gens.H(), ta, a};
+  return msm(w, p).is_identity() ? RpEncCheck::kOk : RpEncCheck::kCommitment;
 }
 
 // The statement's moduli and parameters are of the required form (public data).
@@ -110,12 +148,7 @@ Challenge derive_multi_challenge(Transcript& t, const RpMultiStatement& st, cons
     t.append_message("S", pr.parts[j].s.to_bytes(nb));
     t.append_message("D", pr.parts[j].d.to_bytes(nb));
   }
-  std::array<std::uint8_t, P::kChallengeBits / 8> e{};
-  t.challenge_bytes("e", e);
-  Challenge c;
-  mpz_import(c.big.get(), e.size(), 1, 1, 0, 0, e.data());
-  c.s = c.big.to_scalar();
-  return c;
+  return draw_challenge(t);
 }
 
 RpMultiProof prove_multi_once(Transcript& t, const RpMultiStatement& st, const BigInt& x,
@@ -285,25 +318,10 @@ RpEncCheck verify_enc_rp(Transcript& t, const RpEncStatement& st, const RpEncPro
   const Challenge e = derive_challenge(t, st, pr);
   if (pr.z.bits() > P::kBoundBits) return RpEncCheck::kRange;
   // Public data from here: variable-time exponentiations.
-  BigInt zs;
-  mpz_mul_2exp(zs.get(), pr.z.get(), st.shift);
-  if (!(pk.encrypt(zs, pr.nu) == pk.add(pr.tc, pk.mul_plain(st.c, e.big))))
+  if (!paillier_equation_holds(pk, st.c, st.shift, pr.tc, pr.z, pr.nu, e.big))
     return RpEncCheck::kPaillier;
-  // s^z·t^w = D·S^e mod N̂.
-  const BigInt lhs = pow2(v.s, pr.z, v.t, pr.w, v.n);
-  BigInt rhs;
-  mpz_powm(rhs.get(), pr.s.get(), e.big.get(), v.n.get());
-  mpz_mul(rhs.get(), rhs.get(), pr.d.get());
-  mpz_mod(rhs.get(), rhs.get(), v.n.get());
-  if (!(lhs == rhs)) return RpEncCheck::kRingPedersen;
-  const Scalar z = pr.z.to_scalar();
-  if (batch != nullptr) {
-    batch->add(z, pr.zr, pr.ta, e.s, st.a, rng);
-    return RpEncCheck::kOk;
-  }
-  const Scalar w[4] = {z, pr.zr, -Scalar::one(), -e.s};
-  const Point p[4] = {gens.G(), gens.H(), pr.ta, st.a};
-  return msm(w, p).is_identity() ? RpEncCheck::kOk : RpEncCheck::kCommitment;
+  if (!rp_equation_holds(v, pr.s, pr.d, pr.w, pr.z, e.big)) return RpEncCheck::kRingPedersen;
+  return commitment_check(pr.z, pr.zr, pr.ta, st.a, e, gens, batch, rng);
 }
 
 void append_enc_rp_multi_statement(Transcript& t, const RpMultiStatement& st) {
@@ -366,31 +384,17 @@ RpEncCheck verify_enc_rp_shared(Transcript& t, const RpMultiStatement& st, const
   append_enc_rp_multi_statement(t, st);
   const Challenge e = derive_multi_challenge(t, st, pr);
   if (pr.z.bits() > P::kBoundBits) return RpEncCheck::kRange;
-  BigInt zs;
-  mpz_mul_2exp(zs.get(), pr.z.get(), st.shift);
-  if (!(pk.encrypt(zs, pr.nu) == pk.add(pr.tc, pk.mul_plain(st.c, e.big))))
+  if (!paillier_equation_holds(pk, st.c, st.shift, pr.tc, pr.z, pr.nu, e.big))
     return RpEncCheck::kPaillier;
   if (challenge != nullptr) *challenge = e.big;
-  const Scalar z = pr.z.to_scalar();
-  if (batch != nullptr) {
-    batch->add(z, pr.zr, pr.ta, e.s, st.a, rng);
-    return RpEncCheck::kOk;
-  }
-  const Scalar w[4] = {z, pr.zr, -Scalar::one(), -e.s};
-  const Point p[4] = {gens.G(), gens.H(), pr.ta, st.a};
-  return msm(w, p).is_identity() ? RpEncCheck::kOk : RpEncCheck::kCommitment;
+  return commitment_check(pr.z, pr.zr, pr.ta, st.a, e, gens, batch, rng);
 }
 
 bool rp_part_holds(const RingPedersen& v, const RpPart& part, const BigInt& z, const BigInt& e) {
   if (!in_open(part.s, v.n) || !in_open(part.d, v.n) || mpz_sgn(part.w.get()) < 0 ||
       mpz_sgn(z.get()) < 0)
     return false;
-  const BigInt lhs = pow2(v.s, z, v.t, part.w, v.n);
-  BigInt rhs;
-  mpz_powm(rhs.get(), part.s.get(), e.get(), v.n.get());
-  mpz_mul(rhs.get(), rhs.get(), part.d.get());
-  mpz_mod(rhs.get(), rhs.get(), v.n.get());
-  return lhs == rhs;
+  return rp_equation_holds(v, part.s, part.d, part.w, z, e);
 }
 
 namespace detail {

@@ -92,12 +92,7 @@ class PrmTable {
     bool started = false;
     tab_.mul_pow(acc_.data(), &started, z, mont_, scratch_.data());
     if (!started) std::copy(mont_.one.begin(), mont_.one.end(), acc_.begin());  // t^0 = 1
-    // Out of Montgomery form: acc < R, so one reduction gives acc·R^(−1) mod N or N itself.
-    std::fill(scratch_.begin(), scratch_.end(), mp_limb_t{0});
-    std::copy(acc_.begin(), acc_.end(), scratch_.begin());
-    modarith::redc(out_.data(), scratch_.data(), mont_.limbs.data(), n, mont_.minv);
-    if (mpn_cmp(out_.data(), mont_.limbs.data(), n) >= 0)
-      mpn_sub_n(out_.data(), out_.data(), mont_.limbs.data(), n);
+    mont_.from_mont(out_.data(), acc_.data(), scratch_.data(), acc_.data());
     for (std::size_t i = 0; i < un; ++i)
       if (out_[i] != mpz_getlimbn(v.get(), static_cast<mp_size_t>(i))) return false;
     return true;

@@ -31,18 +31,6 @@ mp_limb_t digit_at(const mp_limb_t* x, std::size_t bit, unsigned w) {
   return d & ((mp_limb_t{1} << w) - 1);
 }
 
-// a (n limbs, < R, Montgomery form) into [0, m): acc·R^(−1) ≤ m after one reduction, then one
-// conditional subtraction. Branch-free; t: 2n limbs, tmp: n limbs of scratch.
-void from_mont(mp_limb_t* out, const mp_limb_t* a, const rp_detail::Mont& mo, mp_limb_t* t,
-               mp_limb_t* tmp) {
-  const auto n = static_cast<std::size_t>(mo.n());
-  std::fill(t, t + 2 * n, mp_limb_t{0});
-  std::copy(a, a + n, t);
-  redc(out, t, mo.limbs.data(), mo.n(), mo.minv);
-  const mp_limb_t borrow = mpn_sub_n(tmp, out, mo.limbs.data(), mo.n());
-  mpn_cnd_swap(borrow ^ 1, out, tmp, mo.n());
-}
-
 BigInt import_limbs(const mp_limb_t* a, std::size_t n) {
   BigInt out;
   mpz_import(out.get(), n, -1, sizeof(mp_limb_t), 0, 0, a);
@@ -78,6 +66,36 @@ void Mont::to_mont(const BigInt& v, mp_limb_t* out) const {
   limbs_of(r, out, n());
 }
 
+// acc·R^(−1) ≤ m after one reduction of a < R.
+void Mont::from_mont(mp_limb_t* out, const mp_limb_t* a, mp_limb_t* t, mp_limb_t* tmp) const {
+  const auto un = limbs.size();
+  std::fill(t, t + 2 * un, mp_limb_t{0});
+  std::copy(a, a + un, t);
+  redc(out, t, limbs.data(), n(), minv);
+  const mp_limb_t borrow = mpn_sub_n(tmp, out, limbs.data(), n());
+  mpn_cnd_swap(borrow ^ 1, out, tmp, n());
+}
+
+void Mont::power_rows(const BigInt& g, unsigned w, std::size_t rows, mp_limb_t* tab,
+                      std::size_t stride) const {
+  const auto un = limbs.size();
+  const std::size_t count = (std::size_t{1} << w) - 1;  // digits 1 .. 2^w − 1
+  std::vector<mp_limb_t> b(un), t(2 * un);
+  to_mont(g, b.data());
+  for (std::size_t i = 0; i < rows; ++i) {
+    mp_limb_t* row = tab + i * stride;
+    std::copy(b.begin(), b.end(), row);
+    for (std::size_t d = 1; d < count; ++d) {
+      mpn_mul_n(t.data(), row + (d - 1) * un, b.data(), n());
+      redc(row + d * un, t.data(), limbs.data(), n(), minv);
+    }
+    if (i + 1 < rows) {  // b ← b^(2^w) = g^(2^(w·(i+1)))
+      mpn_mul_n(t.data(), row + (count - 1) * un, b.data(), n());
+      redc(b.data(), t.data(), limbs.data(), n(), minv);
+    }
+  }
+}
+
 FixedBaseVar::FixedBaseVar(const BigInt& g, const Mont& mont, unsigned max_bits, unsigned window)
     : max_bits_(max_bits), w_(window), windows_(ceil_div(max_bits, window)) {
   GOPA_CHECK(window >= 1 && window <= 12 && max_bits > 0, "a window of 1 to 12 bits");
@@ -85,20 +103,7 @@ FixedBaseVar::FixedBaseVar(const BigInt& g, const Mont& mont, unsigned max_bits,
   const auto un = static_cast<std::size_t>(n);
   const std::size_t entries = (std::size_t{1} << w_) - 1;  // digits 1 .. 2^w − 1
   tab_.resize(windows_ * entries * un);
-  std::vector<mp_limb_t> b(un), t(2 * un);
-  mont.to_mont(g, b.data());
-  for (std::size_t i = 0; i < windows_; ++i) {
-    mp_limb_t* row = &tab_[i * entries * un];
-    std::copy(b.begin(), b.end(), row);
-    for (std::size_t d = 1; d < entries; ++d) {
-      mpn_mul_n(t.data(), row + (d - 1) * un, b.data(), n);
-      redc(row + d * un, t.data(), mont.limbs.data(), n, mont.minv);
-    }
-    if (i + 1 < windows_) {  // b ← b^(2^w) = g^(2^(w·(i+1)))
-      mpn_mul_n(t.data(), row + (entries - 1) * un, b.data(), n);
-      redc(b.data(), t.data(), mont.limbs.data(), n, mont.minv);
-    }
-  }
+  mont.power_rows(g, w_, windows_, tab_.data(), entries * un);
 }
 
 void FixedBaseVar::mul_pow(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
@@ -146,22 +151,10 @@ FixedBaseSec::FixedBaseSec(const BigInt& g, const BigInt& modulus, unsigned max_
   windows_ = ceil_div(max_bits, w_);
   const std::size_t entries = std::size_t{1} << w_;
   tab_.resize(windows_ * entries * un);
-  // Public data: GMP's variable-time multiplication.
-  std::vector<mp_limb_t> b(un), t(2 * un);
-  mont_.to_mont(g, b.data());
-  for (std::size_t i = 0; i < windows_; ++i) {
-    mp_limb_t* row = &tab_[i * entries * un];
-    std::copy(mont_.one.begin(), mont_.one.end(), row);
-    std::copy(b.begin(), b.end(), row + un);
-    for (std::size_t d = 2; d < entries; ++d) {
-      mpn_mul_n(t.data(), row + (d - 1) * un, b.data(), n);
-      redc(row + d * un, t.data(), mont_.limbs.data(), n, mont_.minv);
-    }
-    if (i + 1 < windows_) {  // b ← b^(2^w) = g^(2^(w·(i+1)))
-      mpn_mul_n(t.data(), row + (entries - 1) * un, b.data(), n);
-      redc(b.data(), t.data(), mont_.limbs.data(), n, mont_.minv);
-    }
-  }
+  // Public data: GMP's variable-time multiplication. Each row is 1 (digit 0), then the powers.
+  mont_.power_rows(g, w_, windows_, tab_.data() + un, entries * un);
+  for (std::size_t i = 0; i < windows_; ++i)
+    std::copy(mont_.one.begin(), mont_.one.end(), tab_.begin() + static_cast<std::ptrdiff_t>(i * entries * un));
 }
 
 BigInt FixedBaseSec::pow(const BigInt& x) const {
@@ -221,7 +214,7 @@ BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases, std::span<const
     }
   }
   if (!started) std::copy(mo.one.begin(), mo.one.end(), acc.begin());
-  from_mont(sel.data(), acc.data(), mo, t.data(), acc.data());  // acc: scratch from here
+  mo.from_mont(sel.data(), acc.data(), t.data(), acc.data());  // acc: scratch from here
   // The product is public (the commitments S, D of Π_enc); mpz normalizes it.
   gopa_declassify(sel.data(), un * sizeof(mp_limb_t));
   BigInt out = import_limbs(sel.data(), un);
@@ -277,7 +270,7 @@ bool RpOwnerCheck::holds_mod(const Prime& pr, const BigInt& z, const BigInt& w, 
   pr.s.mul_pow(acc.data(), &started, zr, mo, t.data());
   pr.t.mul_pow(acc.data(), &started, wr, mo, t.data());
   if (!started) std::copy(mo.one.begin(), mo.one.end(), acc.begin());
-  from_mont(lhs.data(), acc.data(), mo, t.data(), tmp.data());
+  mo.from_mont(lhs.data(), acc.data(), t.data(), tmp.data());
   // D·S^e mod p (S may be 0 mod p: then S^e is 0 for e > 0 and 1 for e = 0, as mod N̂).
   BigInt r, d;
   mpz_mod(r.get(), S.get(), mo.m.get());

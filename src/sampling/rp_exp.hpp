@@ -44,6 +44,13 @@ struct Mont {
   [[nodiscard]] mp_size_t n() const noexcept { return static_cast<mp_size_t>(limbs.size()); }
   // (v mod m)·R mod m, fully reduced (v ≥ 0; public).
   void to_mont(const BigInt& v, mp_limb_t* out) const;
+  // a (n limbs, < R, Montgomery form) into [0, m): one reduction, then one conditional
+  // subtraction, branch-free. t: 2n limbs, tmp: n limbs of scratch (tmp may be a).
+  void from_mont(mp_limb_t* out, const mp_limb_t* a, mp_limb_t* t, mp_limb_t* tmp) const;
+  // Fixed-base rows of a public base g (public data, variable time): row i, at
+  // tab + i·stride limbs, holds g^(d·2^(w·i))·R mod m for d = 1 … 2^w − 1, one after another.
+  void power_rows(const BigInt& g, unsigned w, std::size_t rows, mp_limb_t* tab,
+                  std::size_t stride) const;
 };
 
 // Variable-time fixed-base table (public base and exponents): tab[i][d − 1] = g^(d·2^(w·i))·R.
