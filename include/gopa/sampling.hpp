@@ -12,10 +12,15 @@
 //   }
 //   for (const Blame& b : run.blamed) std::puts(b.why.c_str()); // named cheaters, in order
 //   // Anyone re-checks an attempt from its public log alone (sampling/log.hpp):
-//   HiddenVerdict v = verify_hidden_log(p, run.logs.back().members, run.logs.back().messages);
+//   const HiddenAttemptLog& l = run.logs.back();
+//   HiddenVerdict v = verify_hidden_log(p, l.members, l.messages, l.keys ? &*l.keys : nullptr);
 //   v.ok, v.blame, v.commitments[0][i]                          // the same as the simulation's
+//   // (an auditor takes the keys from the verdict of the attempt whose key round passed)
 //
 // Protocol (docs/sampling.md has the equations):
+//   0. Keys, once per committee: every member's Paillier key, ring-Pedersen parameters and key
+//      proofs (Π_mod, Π_prm, Π_fac: sampling/key_proofs.hpp), in the committee's first attempt;
+//      every later attempt and call uses the proven keys (HiddenCommittee, HiddenKeySet).
 //   1. Preprocessing, independent of the sample: Beaver triples (a, b, ab) and square pairs
 //      (a, a²) from pairwise Paillier products (sampling/paillier.hpp), every share committed,
 //      each ciphertext proven to encrypt the committed share (checked before replying), each
@@ -40,13 +45,17 @@
 //   are NOT secure and only exercise the arithmetic. Encryption uses a fixed base h^N and a
 //   256-bit exponent (Damgård–Jurik–Nielsen style short randomness).
 // - Every ciphertext carries a proof that it encrypts the member's committed share and that the
-//   share is below 2^373 (sampling/paillier_proofs.hpp); fractional plaintexts are not excluded
-//   against a prover that grinds challenges, and replies carry no proof (docs/sampling.md).
+//   share is below 2^373, with one part against each replier's ring-Pedersen parameters
+//   (sampling/enc_proofs.hpp), which excludes fractional plaintexts; replies carry no proof and
+//   are checked by the sacrifice (docs/sampling.md).
 // - What is not proven is listed in docs/sampling.md (§ What is and is not proven).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -54,7 +63,9 @@
 
 #include "gopa/group.hpp"
 #include "gopa/random.hpp"
+#include "gopa/sampling/key_proofs.hpp"
 #include "gopa/sampling/log.hpp"
+#include "gopa/sampling/paillier.hpp"
 
 namespace gopa::sampling {
 
@@ -134,11 +145,13 @@ struct Cost {
   std::size_t random_bits = 0;
   std::size_t bytes = 0;            // the public log: every message, frame headers included
   std::size_t bytes_preprocessing = 0;
+  std::size_t bytes_keys = 0;       // the key round's messages (0: the attempt used earlier keys)
   // CPU time of the whole committee: every member's own work plus every member's checks of the
   // public messages (one verification counted c times).
   double seconds_preprocessing = 0;
   double seconds_online = 0;
   double seconds_verify = 0;  // one verifier's checks of the whole attempt
+  double seconds_keys = 0;    // the key round's committee time (part of seconds_preprocessing)
 };
 
 struct HiddenOutput {
@@ -149,10 +162,26 @@ struct HiddenOutput {
   std::vector<int> trunc_offsets;
 };
 
+// The committee's public keys once a key round has passed: every member's Paillier key (N, h)
+// and ring-Pedersen parameters (N, s, t), proven with Π_mod, Π_prm and every pairwise Π_fac.
+// The first attempt of a committee opens with the key round; every later attempt and call of
+// the same committee uses these keys and posts no key messages (its transcript binds `digest`).
+struct HiddenKeySet {
+  std::vector<std::size_t> members;  // the key round's committee (original indices)
+  std::vector<std::shared_ptr<const PaillierPublic>> pk;  // [k]: members[k]'s key
+  std::vector<RingPedersen> rp;                           // [k]: members[k]'s parameters
+  // Every key message as read, hashed into the attempt's transcript (challenge "key round").
+  std::array<std::uint8_t, 32> digest{};
+  // The position of a member in `members`, or nullopt.
+  [[nodiscard]] std::optional<std::size_t> index_of(std::size_t member) const;
+};
+
 // The public log of one attempt and the committee that produced it.
 struct HiddenAttemptLog {
   std::vector<std::size_t> members;  // original indices, in committee order
   std::vector<HiddenMessage> messages;
+  // The keys the attempt used from an earlier key round; empty when it opened with its own.
+  std::optional<HiddenKeySet> keys;
 };
 
 struct HiddenRun {
@@ -172,11 +201,40 @@ struct Attempt {
   // per random bit for honest members); the run restarts with the same members.
   std::string error;
   std::vector<HiddenMessage> log;
+  bool key_round = false;  // the attempt opened with a key round (its log holds the key messages)
 };
+// One self-contained attempt: fresh keys and a key round, then the sample.
 [[nodiscard]] Attempt hidden_box_muller_attempt(const HiddenParams& p,
                                                 const std::vector<std::size_t>& members,
                                                 const std::vector<Cheat>& cheats, Rng& rng,
                                                 bool trace = false);
+
+// Simulation of one committee over a session: every member's Paillier key is generated once,
+// the first attempt opens with the key round, and once a key round has passed every later
+// attempt (in this call or a later one) uses its proven keys. A key round that names a member
+// is repeated by the next attempt, without that member.
+//
+//   HiddenCommittee com(p, {0, 1, 2, 3, 4}, rng);
+//   for (call …) { Attempt a = com.attempt(members, {}, rng); … drop_blamed(members, a.blame); }
+//   com.keys();   // the proven public keys (what an auditor passes to verify_hidden_log)
+namespace detail {
+struct RpTableCache;  // the members' ring-Pedersen tables, built once per committee
+}
+class HiddenCommittee {
+ public:
+  HiddenCommittee(const HiddenParams& p, const std::vector<std::size_t>& members, Rng& rng);
+  // `members`: a subset of the constructor's, in committee order.
+  [[nodiscard]] Attempt attempt(const std::vector<std::size_t>& members,
+                                const std::vector<Cheat>& cheats, Rng& rng, bool trace = false);
+  // The keys of the last key round that passed (null before one has).
+  [[nodiscard]] const HiddenKeySet* keys() const noexcept { return keys_ ? &*keys_ : nullptr; }
+
+ private:
+  HiddenParams p_;
+  std::map<std::size_t, PaillierKey> secret_;
+  std::optional<HiddenKeySet> keys_;
+  std::shared_ptr<detail::RpTableCache> tables_;
+};
 
 // The committee's retry rule, one definition for every runner and auditor: after an attempt
 // without output, the member it names is left out of every later attempt (and later call); an
@@ -214,6 +272,9 @@ struct HiddenVerdict {
   // When ok: the two samples' commitments, [sample][k] = C_k = η_k·G + r_k·H for members[k]
   // (equal to the simulation's SharedOutput::commitments).
   std::vector<std::vector<Point>> commitments;
+  // Set when the log opened with a key round that passed (even if a later step aborted): the
+  // keys every later attempt of this committee is verified with.
+  std::optional<HiddenKeySet> keys;
   std::size_t messages = 0;  // messages read
   std::size_t bytes = 0;     // their encoded bytes (headers included)
 };
@@ -224,9 +285,13 @@ struct HiddenVerdict {
 // senders in `misplaced` and are otherwise ignored); the Fiat–Shamir challenges are derived from
 // the messages' bytes in protocol order. Uses no secret and no simulation state; never aborts on
 // any log. The batch checks use the verifier's own randomness (SystemRng).
+// `keys`: null for an attempt that opens with a key round (the committee's first, or every one
+// after a key round that aborted); otherwise the keys of the key round that passed (from an
+// earlier verdict's `keys`), whose members must include every member of the attempt.
 [[nodiscard]] HiddenVerdict verify_hidden_log(const HiddenParams& p,
                                               std::span<const std::size_t> members,
-                                              std::span<const HiddenMessage> log);
+                                              std::span<const HiddenMessage> log,
+                                              const HiddenKeySet* keys = nullptr);
 
 // Clear-text reference with exactly the semantics of the shared computation: seeds s1, s2 and
 // the offset added by each truncation (in order; missing entries are 0, i.e. floor).

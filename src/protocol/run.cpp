@@ -1273,6 +1273,9 @@ HiddenNoise check_hidden(const View& v, const Key32& y) {
   const sampling::HiddenParams hp = hidden_params(p);
   std::vector<std::size_t> members(h.committee.begin(), h.committee.end());
   std::set<std::pair<std::uint32_t, std::uint32_t>> taken;  // (call, attempt) logs read
+  // The keys of the first key round that passed: every later attempt is read with them (an
+  // attempt opens with a key round until one passes).
+  std::optional<sampling::HiddenKeySet> keys;
   for (std::uint32_t call = 0; call < hidden_calls(p); ++call) {
     for (std::uint32_t attempt = 0;; ++attempt) {
       const std::string where = "call " + std::to_string(call) + ", attempt " + std::to_string(attempt);
@@ -1288,7 +1291,9 @@ HiddenNoise check_hidden(const View& v, const Key32& y) {
       ++h.attempts;
       h.messages += it->second.size();
       taken.insert(it->first);
-      const sampling::HiddenVerdict verdict = sampling::verify_hidden_log(hp, members, it->second);
+      sampling::HiddenVerdict verdict =
+          sampling::verify_hidden_log(hp, members, it->second, keys ? &*keys : nullptr);
+      if (!keys && verdict.keys) keys = std::move(verdict.keys);
       for (const auto& m : verdict.misplaced) h.misplaced.emplace(m.sender, "hidden-noise committee, " + where + ": " + m.why);
       if (verdict.ok) {
         for (std::uint32_t s = 0; s < 2; ++s) {
@@ -2221,13 +2226,16 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     const sampling::HiddenParams hp = hidden_params(p);
     DeterministicRng crng(derive_key(cfg.seed, "gopa/sim/committee", 0));
     std::vector<std::size_t> members(report.committee.begin(), report.committee.end());
+    // Every member's Paillier key is made once; the first attempt's key round proves them and
+    // every later attempt and call uses the proven keys.
+    sampling::HiddenCommittee committee(hp, members, crng);
     for (std::uint32_t call = 0; call < hidden_calls(p); ++call) {
       for (std::uint32_t attempt = 0;; ++attempt) {
         if (const std::string why = sampling::attempt_refusal(members.size(), attempt); !why.empty()) {
           return make_error(Errc::invalid_argument, "hidden noise, call " + std::to_string(call) + ": " + why);
         }
         progress("hidden noise (committee)", call, hidden_calls(p));
-        sampling::Attempt a = sampling::hidden_box_muller_attempt(hp, members, cheats, crng);
+        sampling::Attempt a = committee.attempt(members, cheats, crng);
         // Every member posts its messages at its turn: the log goes on the board in protocol order.
         std::vector<sampling::HiddenMessage> posts = a.log;
         if (cfg.committee_posts) cfg.committee_posts(call, attempt, posts);

@@ -140,7 +140,7 @@ class Board {
         std::span<const HiddenMessage> in)
       : ids_(ids), out_(out), in_(in), posted_(ids.size(), 0), next_(ids.size(), 0),
         t_("gopa/hidden-sample v1") {
-    t_.domain_separator("gopa/hidden/box-muller v4");
+    t_.domain_separator("gopa/hidden/box-muller v5");
     t_.append_message("params", p.name());
     for (std::size_t id : ids_) t_.append_u64("member", id);
   }
@@ -309,16 +309,35 @@ struct DryRun {
   std::size_t bits = 0;
 };
 
+}  // namespace
+
+// Simulation: the ring-Pedersen tables of the members' proven parameters (public data), kept by a
+// HiddenCommittee for all its attempts: the provers' fixed-base tables of s_j, t_j and each
+// member's own check, by original index, with the parameters they were built for.
+struct detail::RpTableCache {
+  struct Entry {
+    RingPedersen rp;
+    std::shared_ptr<const FixedBaseSec> s, t;
+    std::shared_ptr<const RpOwnerCheck> own;
+  };
+  std::map<std::size_t, Entry> by_member;
+};
+
+namespace {
+
 class Committee {
  public:
   using Val = std::uint32_t;
 
   // The simulation: every member's secrets; the members write `log`.
+  // `proven`: the keys of an earlier key round (null: this attempt opens with its own).
   Committee(const HiddenParams& p, std::vector<std::size_t> ids,
-            std::vector<const PaillierKey*> keys, const std::vector<Cheat>& cheats, Rng& rng,
-            bool trace, std::vector<HiddenMessage>& log)
+            std::vector<const PaillierKey*> keys, const HiddenKeySet* proven,
+            const std::vector<Cheat>& cheats, Rng& rng, bool trace, std::vector<HiddenMessage>& log,
+            detail::RpTableCache* tables = nullptr)
       : p_(p), ids_(std::move(ids)), c_(ids_.size()), sim_(true), keys_(std::move(keys)),
-        rng_(rng), trace_(trace), board_(p_, ids_, &log, {}), gens_(GeneratorSet::get(kGens, 1)) {
+        proven_(proven), tables_(tables), rng_(rng), trace_(trace), board_(p_, ids_, &log, {}),
+        gens_(GeneratorSet::get(kGens, 1)) {
     for (const auto& ch : cheats)
       for (std::size_t k = 0; k < c_; ++k)
         if (ids_[k] == ch.member) cheats_.push_back({k, ch.step, ch.occurrence});
@@ -328,9 +347,9 @@ class Committee {
 
   // The verifier: the log only; rng gives the weights of the batch checks.
   Committee(const HiddenParams& p, std::vector<std::size_t> ids, std::span<const HiddenMessage> log,
-            Rng& rng)
-      : p_(p), ids_(std::move(ids)), c_(ids_.size()), sim_(false), rng_(rng), trace_(false),
-        board_(p_, ids_, nullptr, log), gens_(GeneratorSet::get(kGens, 1)) {}
+            const HiddenKeySet* proven, Rng& rng)
+      : p_(p), ids_(std::move(ids)), c_(ids_.size()), sim_(false), proven_(proven), rng_(rng),
+        trace_(false), board_(p_, ids_, nullptr, log), gens_(GeneratorSet::get(kGens, 1)) {}
 
   // ---------------------------------------------------------------- engine interface
   Val constant(i128 v) { return lincomb({}, std::span<const Scalar>{}, scalar_of(v)); }
@@ -371,7 +390,15 @@ class Committee {
   // ---------------------------------------------------------------- phases
   void preprocess(const DryRun& d) {
     const auto t0 = Clock::now();
-    exchange_keys();
+    if (proven_ != nullptr) {
+      use_keys(*proven_);
+    } else {
+      exchange_keys();
+      // The key round's committee time: the work, and the key proofs checked by the c − 1
+      // members other than their owner (measured once).
+      out_.cost.seconds_keys = since(t0) + static_cast<double>(c_ - 2) * others_verify_seconds_;
+      out_.cost.bytes_keys = board_.bytes();
+    }
     build_rp_tables();
     generate_triples(static_cast<std::size_t>(d.muls), false);
     generate_triples(d.bits, true);
@@ -830,7 +857,41 @@ class Committee {
                     who(ids_[j]) + " (Π_fac: " + key_check_name(c) + ")");
       }
     }
+    // Every key is proven: the set later attempts use, bound to every key message read.
+    HiddenKeySet ks;
+    ks.members = ids_;
+    for (std::size_t k = 0; k < c_; ++k) {
+      ks.pk.push_back(sim_ ? std::make_shared<const PaillierPublic>(keys_[k]->pub())
+                           : std::shared_ptr<const PaillierPublic>(std::move(own_pk_[k])));
+      pk_[k] = ks.pk.back().get();
+      ks.rp.push_back(rp_[k]);
+    }
+    own_pk_.clear();
+    board_.transcript().challenge_bytes("key round", ks.digest);
+    key_set_ = std::move(ks);
   }
+
+  // An attempt after a key round that passed: its keys, bound into the transcript; no message.
+  void use_keys(const HiddenKeySet& ks) {
+    pk_.resize(c_);
+    rp_.resize(c_);
+    for (std::size_t k = 0; k < c_; ++k) {
+      const std::optional<std::size_t> at = ks.index_of(ids_[k]);
+      GOPA_CHECK(at.has_value(), "every member of the attempt has a proven key");
+      pk_[k] = ks.pk[*at].get();
+      rp_[k] = ks.rp[*at];
+      if (sim_)
+        GOPA_CHECK(keys_[k]->pub().n() == pk_[k]->n() && keys_[k]->pub().h() == pk_[k]->h(),
+                   "the member's own key");
+    }
+    board_.transcript().append_message("key round", ks.digest);
+  }
+
+ public:
+  // The keys proven by this attempt's key round (when it had one and it passed).
+  std::optional<HiddenKeySet>& key_set() noexcept { return key_set_; }
+
+ private:
 
   // ---------------------------------------------------------------- preprocessing
   std::size_t slots() const {
@@ -923,21 +984,36 @@ class Committee {
   // Simulation: every member's ring-Pedersen tables, once the keys are proven. The provers'
   // tables hold public data, so the simulation builds each once; every other member would build
   // its own, and the committee time counts that (c − 1 builds of each member's tables).
+  // With a HiddenCommittee's cache, the tables of proven parameters are built in the attempt
+  // whose key round proved them and reused by every later attempt (counted once).
   void build_rp_tables() {
     if (!sim_) return;
-    const auto t0 = Clock::now();
     rp_s_tab_.resize(c_);
     rp_t_tab_.resize(c_);
     rp_own_.resize(c_);
+    double built = 0;
     for (std::size_t j = 0; j < c_; ++j) {
+      if (tables_ != nullptr) {
+        auto it = tables_->by_member.find(ids_[j]);
+        if (it != tables_->by_member.end() && it->second.rp.n == rp_[j].n &&
+            it->second.rp.s == rp_[j].s && it->second.rp.t == rp_[j].t) {
+          rp_s_tab_[j] = it->second.s;
+          rp_t_tab_[j] = it->second.t;
+          rp_own_[j] = it->second.own;
+          continue;
+        }
+      }
+      const auto t0 = Clock::now();
       const auto nh = static_cast<unsigned>(rp_[j].n.bits());
-      rp_s_tab_[j] = std::make_unique<FixedBaseSec>(rp_[j].s, rp_[j].n, RpEncParams::kBoundBits);
+      rp_s_tab_[j] = std::make_shared<FixedBaseSec>(rp_[j].s, rp_[j].n, RpEncParams::kBoundBits);
       rp_t_tab_[j] =
-          std::make_unique<FixedBaseSec>(rp_[j].t, rp_[j].n, nh + RpEncParams::kRpNonceBits);
+          std::make_shared<FixedBaseSec>(rp_[j].t, rp_[j].n, nh + RpEncParams::kRpNonceBits);
+      built += since(t0);
+      rp_own_[j] = std::make_shared<RpOwnerCheck>(keys_[j]->p(), keys_[j]->q(), rp_[j].s, rp_[j].t);
+      if (tables_ != nullptr)
+        tables_->by_member[ids_[j]] = {rp_[j], rp_s_tab_[j], rp_t_tab_[j], rp_own_[j]};
     }
-    extra_seconds_ += static_cast<double>(c_ - 2) * since(t0);
-    for (std::size_t j = 0; j < c_; ++j)
-      rp_own_[j] = std::make_unique<RpOwnerCheck>(keys_[j]->p(), keys_[j]->q(), rp_[j].s, rp_[j].t);
+    extra_seconds_ += static_cast<double>(c_ - 2) * built;
   }
 
   // Byte sizes of a ring-Pedersen part for verifier j: S, D int(nb), w int(wb).
@@ -1761,6 +1837,9 @@ class Committee {
   std::size_t c_;
   bool sim_;
   std::vector<const PaillierKey*> keys_;  // simulation only
+  const HiddenKeySet* proven_;            // the keys of an earlier key round, or null
+  std::optional<HiddenKeySet> key_set_;   // the keys this attempt's key round proved
+  detail::RpTableCache* tables_ = nullptr;  // simulation: a HiddenCommittee's tables, or null
   Rng& rng_;
   bool trace_;
   Board board_;
@@ -1770,8 +1849,8 @@ class Committee {
 
   std::vector<const PaillierPublic*> pk_;                 // the keys as published
   std::vector<RingPedersen> rp_;                          // the members' ring-Pedersen parameters
-  std::vector<std::unique_ptr<FixedBaseSec>> rp_s_tab_, rp_t_tab_;  // simulation: s_j, t_j tables
-  std::vector<std::unique_ptr<RpOwnerCheck>> rp_own_;     // simulation: member j's own check
+  std::vector<std::shared_ptr<const FixedBaseSec>> rp_s_tab_, rp_t_tab_;  // simulation: s_j, t_j
+  std::vector<std::shared_ptr<const RpOwnerCheck>> rp_own_;  // simulation: member j's own check
   double extra_seconds_ = 0;  // simulation: work the other members repeat (table builds)
   std::vector<std::unique_ptr<PaillierKey>> bad_keys_;    // simulation only: deliberate bad keys
   std::vector<std::unique_ptr<PaillierPublic>> own_pk_;   // verifier: built from the log
@@ -1829,14 +1908,17 @@ std::string params_error(const HiddenParams& p, std::span<const std::size_t> mem
 }
 
 Attempt attempt_with_keys(const HiddenParams& p, const std::vector<std::size_t>& members,
-                          const std::vector<const PaillierKey*>& keys,
-                          const std::vector<Cheat>& cheats, Rng& rng, bool trace) {
+                          const std::vector<const PaillierKey*>& keys, const HiddenKeySet* proven,
+                          const std::vector<Cheat>& cheats, Rng& rng, bool trace,
+                          std::optional<HiddenKeySet>* proved = nullptr,
+                          detail::RpTableCache* tables = nullptr) {
   GOPA_CHECK(members.size() == keys.size(), "one key per member");
   const std::string err = params_error(p, members);
   GOPA_CHECK(err.empty(), "valid hidden-sample parameters and committee");
   const DryRun d = dry_run(p);
   Attempt a;
-  Committee com(p, members, keys, cheats, rng, trace, a.log);
+  a.key_round = proven == nullptr;
+  Committee com(p, members, keys, proven, cheats, rng, trace, a.log, tables);
   try {
     com.preprocess(d);
     a.output = com.output(com.online());
@@ -1844,6 +1926,7 @@ Attempt attempt_with_keys(const HiddenParams& p, const std::vector<std::size_t>&
     a.blame = f.blame;
     a.error = f.why;
   }
+  if (proved != nullptr && com.key_set()) *proved = std::move(com.key_set());
   return a;
 }
 
@@ -1899,6 +1982,12 @@ std::int64_t SharedOutput::reveal() const {
   return static_cast<std::int64_t>(signed_of(s));
 }
 
+std::optional<std::size_t> HiddenKeySet::index_of(std::size_t member) const {
+  for (std::size_t k = 0; k < members.size(); ++k)
+    if (members[k] == member) return k;
+  return std::nullopt;
+}
+
 Attempt hidden_box_muller_attempt(const HiddenParams& p, const std::vector<std::size_t>& members,
                                   const std::vector<Cheat>& cheats, Rng& rng, bool trace) {
   std::vector<PaillierKey> keys;
@@ -1906,24 +1995,45 @@ Attempt hidden_box_muller_attempt(const HiddenParams& p, const std::vector<std::
     keys.push_back(PaillierKey::generate(p.paillier_bits, rng));
   std::vector<const PaillierKey*> kp;
   for (const auto& k : keys) kp.push_back(&k);
-  return attempt_with_keys(p, members, kp, cheats, rng, trace);
+  return attempt_with_keys(p, members, kp, nullptr, cheats, rng, trace);
+}
+
+HiddenCommittee::HiddenCommittee(const HiddenParams& p, const std::vector<std::size_t>& members,
+                                 Rng& rng)
+    : p_(p), tables_(std::make_shared<detail::RpTableCache>()) {
+  for (std::size_t id : members) {
+    GOPA_CHECK(!secret_.count(id), "a member listed once");
+    secret_.emplace(id, PaillierKey::generate(p.paillier_bits, rng));
+  }
+}
+
+Attempt HiddenCommittee::attempt(const std::vector<std::size_t>& members,
+                                 const std::vector<Cheat>& cheats, Rng& rng, bool trace) {
+  std::vector<const PaillierKey*> kp;
+  for (std::size_t id : members) {
+    auto it = secret_.find(id);
+    GOPA_CHECK(it != secret_.end(), "a member of the committee");
+    kp.push_back(&it->second);
+  }
+  const HiddenKeySet* proven = keys_ ? &*keys_ : nullptr;
+  std::optional<HiddenKeySet> proved;
+  Attempt a = attempt_with_keys(p_, members, kp, proven, cheats, rng, trace, &proved, tables_.get());
+  if (proved) keys_ = std::move(proved);
+  return a;
 }
 
 HiddenRun run_hidden_box_muller(const HiddenParams& p, const std::vector<Cheat>& cheats, Rng& rng,
                                 bool trace) {
-  std::vector<PaillierKey> keys;
   std::vector<std::size_t> members;
-  for (std::size_t i = 0; i < p.members; ++i) {
-    keys.push_back(PaillierKey::generate(p.paillier_bits, rng));
-    members.push_back(i);
-  }
+  for (std::size_t i = 0; i < p.members; ++i) members.push_back(i);
+  HiddenCommittee com(p, members, rng);
   HiddenRun run;
   for (std::size_t attempt = 0; attempt_refusal(members.size(), attempt).empty(); ++attempt) {
-    std::vector<const PaillierKey*> kp;
-    for (std::size_t id : members) kp.push_back(&keys[id]);
     ++run.attempts;
-    Attempt a = attempt_with_keys(p, members, kp, cheats, rng, trace);
-    run.logs.push_back(HiddenAttemptLog{members, std::move(a.log)});
+    std::optional<HiddenKeySet> used;
+    if (com.keys() != nullptr) used = *com.keys();
+    Attempt a = com.attempt(members, cheats, rng, trace);
+    run.logs.push_back(HiddenAttemptLog{members, std::move(a.log), std::move(used)});
     if (a.output) {
       run.output = std::move(a.output);
       break;
@@ -1946,16 +2056,25 @@ void drop_blamed(std::vector<std::size_t>& members, const std::optional<Blame>& 
 }
 
 HiddenVerdict verify_hidden_log(const HiddenParams& p, std::span<const std::size_t> members,
-                                std::span<const HiddenMessage> log) {
+                                std::span<const HiddenMessage> log, const HiddenKeySet* keys) {
   HiddenVerdict v;
   v.error = params_error(p, members);
+  if (v.error.empty() && keys != nullptr) {
+    const bool shaped = keys->pk.size() == keys->members.size() &&
+                        keys->rp.size() == keys->members.size() &&
+                        std::all_of(keys->pk.begin(), keys->pk.end(), [](const auto& k) { return k != nullptr; });
+    if (!shaped) v.error = "the key set is not one key and one parameter set per member";
+    for (std::size_t id : members)
+      if (v.error.empty() && !keys->index_of(id))
+        v.error = "member " + std::to_string(id) + " has no key in the key set";
+  }
   if (!v.error.empty()) {
     v.error = "invalid parameters: " + v.error;
     return v;
   }
   const DryRun d = dry_run(p);
   SystemRng rng;
-  Committee com(p, std::vector<std::size_t>(members.begin(), members.end()), log, rng);
+  Committee com(p, std::vector<std::size_t>(members.begin(), members.end()), log, keys, rng);
   try {
     com.preprocess(d);
     const auto [e1, e2] = com.online();
@@ -1965,6 +2084,7 @@ HiddenVerdict verify_hidden_log(const HiddenParams& p, std::span<const std::size
     v.blame = f.blame;
     v.error = f.why;
   }
+  if (com.key_set()) v.keys = std::move(com.key_set());
   v.messages = com.messages();
   v.bytes = com.bytes();
   v.misplaced = com.misplaced();

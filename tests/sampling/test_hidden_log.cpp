@@ -133,6 +133,79 @@ TEST_CASE("hidden log: an honest log verifies with the simulation's commitments"
   CHECK_FALSE(verify_hidden_log(p2, log.members, log.messages).ok);
 }
 
+TEST_CASE("hidden log: a committee proves its keys once and later calls use them",
+          "[sampling][hidden][log][keys]") {
+  const HiddenParams p = small_params(3);
+  const std::vector<std::size_t> members{0, 1, 2};
+  DeterministicRng rng(31);
+  HiddenCommittee com(p, members, rng);
+  CHECK(com.keys() == nullptr);
+  const Attempt a1 = com.attempt(members, {}, rng);
+  REQUIRE(a1.output.has_value());
+  CHECK(a1.key_round);
+  REQUIRE(com.keys() != nullptr);
+  CHECK(com.keys()->members == members);
+  CHECK(a1.output->cost.bytes_keys > 0);
+  CHECK(a1.output->cost.seconds_keys > 0);
+  const Attempt a2 = com.attempt(members, {}, rng);
+  REQUIRE(a2.output.has_value());
+  CHECK_FALSE(a2.key_round);
+  CHECK(a2.output->cost.bytes_keys == 0);
+  CHECK(a2.output->cost.seconds_keys == 0);
+  for (const HiddenMessage& m : a2.log)
+    CHECK((m.kind != HiddenKind::kPaillierKey && m.kind != HiddenKind::kKeyFactors));
+  // The key round is all that the second call saves.
+  CHECK(a2.output->cost.bytes == a1.output->cost.bytes - a1.output->cost.bytes_keys);
+
+  // An auditor reads the first call alone and the second with the keys the first proved.
+  HiddenVerdict v1 = verify_hidden_log(p, members, a1.log);
+  REQUIRE(v1.ok);
+  REQUIRE(v1.keys.has_value());
+  CHECK(v1.keys->digest == com.keys()->digest);
+  CHECK(v1.keys->members == members);
+  for (std::size_t k = 0; k < 3; ++k) {
+    CHECK(v1.keys->pk[k]->n() == com.keys()->pk[k]->n());
+    CHECK(v1.keys->rp[k].s == com.keys()->rp[k].s);
+  }
+  const HiddenVerdict v2 = verify_hidden_log(p, members, a2.log, &*v1.keys);
+  REQUIRE(v2.ok);
+  CHECK_FALSE(v2.keys.has_value());
+  for (std::size_t s = 0; s < 2; ++s) CHECK(v2.commitments[s] == a2.output->samples[s].commitments);
+  CHECK(v2.bytes == a2.output->cost.bytes);
+  // Read without keys, the second call lacks its key round; read with another committee's
+  // keys, its ciphertext proofs fail; a member without a key is a parameter error.
+  CHECK_FALSE(verify_hidden_log(p, members, a2.log).ok);
+  DeterministicRng rng_other(32);
+  HiddenCommittee other(p, members, rng_other);
+  REQUIRE(other.attempt(members, {}, rng_other).output.has_value());
+  CHECK_FALSE(verify_hidden_log(p, members, a2.log, other.keys()).ok);
+  const std::vector<std::size_t> outsider{0, 1, 3};
+  const HiddenVerdict bad = verify_hidden_log(p, outsider, a2.log, &*v1.keys);
+  CHECK_FALSE(bad.ok);
+  CHECK_FALSE(bad.blame.has_value());
+  CHECK(bad.error.find("has no key") != std::string::npos);
+
+  // A member that deviates in a later call is named by the simulation and by the auditor
+  // alike; the remaining members keep their proven keys.
+  for (const Step st : {Step::kCiphertextFraction, Step::kTripleReply}) {
+    DYNAMIC_SECTION(step_name(st)) {
+      const Attempt a = com.attempt(members, {Cheat{1, st, 0}}, rng);
+      REQUIRE(a.blame.has_value());
+      CHECK(a.blame->member == 1);
+      CHECK(a.blame->step == st);
+      const HiddenVerdict v = verify_hidden_log(p, members, a.log, &*v1.keys);
+      REQUIRE(v.blame.has_value());
+      CHECK(v.blame->member == 1);
+      CHECK(v.blame->why == a.blame->why);
+      const std::vector<std::size_t> rest{0, 2};
+      const Attempt b = com.attempt(rest, {}, rng);
+      REQUIRE(b.output.has_value());
+      CHECK_FALSE(b.key_round);
+      CHECK(verify_hidden_log(p, rest, b.log, &*v1.keys).ok);
+    }
+  }
+}
+
 TEST_CASE("hidden log: invalid parameters are an error, not an abort", "[sampling][hidden][log]") {
   const HiddenParams p = small_params(2);
   const auto& log = honest_attempt().log;
@@ -230,8 +303,22 @@ TEST_CASE("hidden log: every attempt of a run with restarts gets its verdict",
       p, {Cheat{0, Step::kTripleReply, 0}, Cheat{2, Step::kSacrificeOpening, 0}}, rng);
   REQUIRE(run.logs.size() == 2);
   REQUIRE(run.blamed.size() == 2);
+  // An auditor reads the attempts in order: the first opens with the key round, which passes
+  // (the abort comes later), so the second uses the keys it proved and posts none.
+  std::optional<HiddenKeySet> keys;
   for (std::size_t i = 0; i < 2; ++i) {
-    const HiddenVerdict v = verify_hidden_log(p, run.logs[i].members, run.logs[i].messages);
+    CHECK(run.logs[i].keys.has_value() == (i > 0));
+    HiddenVerdict v =
+        verify_hidden_log(p, run.logs[i].members, run.logs[i].messages, keys ? &*keys : nullptr);
+    if (i == 0) {
+      REQUIRE(v.keys.has_value());
+      CHECK(v.keys->digest == run.logs[1].keys->digest);
+      keys = std::move(v.keys);
+    } else {
+      CHECK_FALSE(v.keys.has_value());
+      for (const HiddenMessage& m : run.logs[i].messages)
+        CHECK((m.kind != HiddenKind::kPaillierKey && m.kind != HiddenKind::kKeyFactors));
+    }
     CHECK_FALSE(v.ok);
     REQUIRE(v.blame.has_value());
     CHECK(v.blame->member == run.blamed[i].member);
@@ -249,7 +336,8 @@ TEST_CASE("hidden log: every attempt of a run with restarts gets its verdict",
   const HiddenVerdict v0 = verify_hidden_log(p, ok.logs[0].members, ok.logs[0].messages);
   REQUIRE(v0.blame.has_value());
   CHECK(v0.blame->member == 1);
-  const HiddenVerdict v1 = verify_hidden_log(p, ok.logs[1].members, ok.logs[1].messages);
+  REQUIRE(v0.keys.has_value());
+  const HiddenVerdict v1 = verify_hidden_log(p, ok.logs[1].members, ok.logs[1].messages, &*v0.keys);
   REQUIRE(v1.ok);
   CHECK(v1.commitments[0] == ok.output->samples[0].commitments);
   CHECK(v1.commitments[1] == ok.output->samples[1].commitments);
