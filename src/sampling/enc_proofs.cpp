@@ -61,7 +61,7 @@ bool paillier_equation_holds(const PaillierPublic& pk, const BigInt& c, unsigned
                              const BigInt& tc, const BigInt& z, const BigInt& nu, const BigInt& e) {
   BigInt zs;
   mpz_mul_2exp(zs.get(), z.get(), shift);
-  return pk.encrypt(zs, nu) == pk.add(tc, pk.mul_plain(c, e));
+  return pk.encrypt_public(zs, nu) == pk.add(tc, pk.mul_plain(c, e));
 }
 
 // The commitment equation (z mod ℓ)·G + z_r·H = T_A + e·A, deferred into `batch` if given.
@@ -109,7 +109,7 @@ RpEncProof prove_once(Transcript& t, const RpEncStatement& st, const BigInt& x, 
   RpEncProof pr;
   BigInt ys;
   mpz_mul_2exp(ys.get(), y.get(), st.shift);
-  pr.tc = pk.encrypt(ys, mu);
+  pr.tc = pk.encrypt(ys, mu, P::kNonceRandBits);
   pr.ta = commit(y.to_secret(), rho, gens);
   pr.s = pow2_sec(v.s, x, v.t, m, v.n);
   pr.d = pow2_sec(v.s, y, v.t, gamma, v.n);
@@ -154,7 +154,7 @@ Challenge derive_multi_challenge(Transcript& t, const RpMultiStatement& st, cons
 RpMultiProof prove_multi_once(Transcript& t, const RpMultiStatement& st, const BigInt& x,
                               const BigInt& alpha, const SecretScalar& r, const GeneratorSet& gens,
                               Rng& rng, const detail::RpMultiTamper& after,
-                              const RpPow2Sec& pow2s) {
+                              const RpPow2Sec& pow2s, const PaillierKey* own) {
   const PaillierPublic& pk = *st.pk;
   const BigInt y = BigInt::random_bits(P::kBoundBits, rng);
   const BigInt mu = BigInt::random_bits(P::kNonceRandBits, rng);
@@ -162,7 +162,8 @@ RpMultiProof prove_multi_once(Transcript& t, const RpMultiStatement& st, const B
   RpMultiProof pr;
   BigInt ys;
   mpz_mul_2exp(ys.get(), y.get(), st.shift);
-  pr.tc = pk.encrypt(ys, mu);
+  pr.tc = own != nullptr ? own->encrypt_own(ys, mu, P::kNonceRandBits)
+                         : pk.encrypt(ys, mu, P::kNonceRandBits);
   pr.ta = commit(y.to_secret(), rho, gens);
   const std::size_t nv = st.verifiers.size();
   std::vector<BigInt> m(nv), gamma(nv);
@@ -349,15 +350,18 @@ void append_enc_rp_multi_statement(Transcript& t, const RpMultiStatement& st) {
 
 RpMultiProof prove_enc_rp_multi(Transcript& t, const RpMultiStatement& st, const BigInt& x,
                                 const BigInt& alpha, const SecretScalar& r,
-                                const GeneratorSet& gens, Rng& rng, const RpPow2Sec& pow2s) {
+                                const GeneratorSet& gens, Rng& rng, const RpPow2Sec& pow2s,
+                                const PaillierKey* own) {
   GOPA_CHECK(multi_parameters_ok(st), "well-formed moduli and one ring-Pedersen set per verifier");
+  GOPA_CHECK(own == nullptr || (own->pub().n() == st.pk->n() && own->pub().h() == st.pk->h()),
+             "the prover's own key");
   GOPA_CHECK(mpz_sgn(x.get()) >= 0 && x.bits() <= P::kPlainBits, "plaintext in [0, 2^253)");
   GOPA_CHECK(mpz_sgn(alpha.get()) >= 0 && alpha.bits() <= PaillierKey::kAlphaBits,
              "encryption randomness in [0, 2^256)");
   append_enc_rp_multi_statement(t, st);
   for (;;) {  // restart while z ≥ 2^373, as prove_enc_rp
     Transcript tt = t.clone();
-    RpMultiProof pr = prove_multi_once(tt, st, x, alpha, r, gens, rng, {}, pow2s);
+    RpMultiProof pr = prove_multi_once(tt, st, x, alpha, r, gens, rng, {}, pow2s, own);
     if (pr.z.bits() <= P::kBoundBits) {
       t = std::move(tt);
       return pr;
@@ -410,7 +414,7 @@ RpMultiProof prove_enc_rp_multi_unchecked(Transcript& t, const RpMultiStatement&
                                           const SecretScalar& r, const GeneratorSet& gens,
                                           Rng& rng, const RpMultiTamper& after) {
   append_enc_rp_multi_statement(t, st);
-  return prove_multi_once(t, st, x, alpha, r, gens, rng, after, {});
+  return prove_multi_once(t, st, x, alpha, r, gens, rng, after, {}, nullptr);
 }
 }  // namespace detail
 

@@ -966,7 +966,8 @@ class Committee {
   // Simulation: replier j checks its own part with its factors (RpOwnerCheck: CRT).
   bool owner_holds(std::size_t j, const RpPart& part, const BigInt& z, const BigInt& e) const {
     if (!modarith::in_open(part.s, rp_[j].n) || !modarith::in_open(part.d, rp_[j].n)) return false;
-    return rp_own_[j]->holds(z, part.w, part.d, part.s, e);
+    // Mod p_j only: a part that holds there and not mod N_j gives its prover a factor of N_j.
+    return rp_own_[j]->holds_mod_p(z, part.w, part.d, part.s, e);
   }
   // Simulation: S and D of member i's parts, through the repliers' fixed-base tables
   // (constant time; public data, built once per attempt).
@@ -1009,7 +1010,11 @@ class Committee {
       rp_t_tab_[j] =
           std::make_shared<FixedBaseSec>(rp_[j].t, rp_[j].n, nh + RpEncParams::kRpNonceBits);
       built += since(t0);
-      rp_own_[j] = std::make_shared<RpOwnerCheck>(keys_[j]->p(), keys_[j]->q(), rp_[j].s, rp_[j].t);
+      // Replier j's own check, constant time in its factors, for the encoding's widths of z, w.
+      const auto sz = RpEncProof::sizes(p_.paillier_bits, rp_[j].n.bits());
+      rp_own_[j] = std::make_shared<RpOwnerCheck>(
+          keys_[j]->p(), keys_[j]->q(), rp_[j].s, rp_[j].t,
+          static_cast<unsigned>(8 * RpEncProof::kZBytes), static_cast<unsigned>(8 * sz.wb));
       if (tables_ != nullptr)
         tables_->by_member[ids_[j]] = {rp_[j], rp_s_tab_[j], rp_t_tab_[j], rp_own_[j]};
     }
@@ -1209,7 +1214,7 @@ class Committee {
         const auto enc = com[0].encode();
         std::copy(enc.begin(), enc.end(), pl.begin() + static_cast<std::ptrdiff_t>(at));
         st.a = com[0];
-        st.c = pk.encrypt(m, sec.alpha[k][i]);
+        st.c = pk.encrypt(m, sec.alpha[k][i], PaillierKey::kAlphaBits);
         const BigInt& alpha = sec.alpha[k][i];
         const SecretScalar& blind = bl_[i][ids[0]];
         for (bool ok = false; !ok;) {
@@ -1241,13 +1246,14 @@ class Committee {
           mpz_mul_2exp(t.get(), t.get(), 200);
           mpz_add(a.get(), a.get(), t.get());
         }
-        st.c = pk.encrypt(slot_shift(a, k), sec.alpha[k][i]);
+        // The owner encrypts under its own key by CRT (the same ciphertext, constant time).
+        st.c = keys_[i]->encrypt_own(slot_shift(a, k), sec.alpha[k][i], PaillierKey::kAlphaBits);
         // Proof that the ciphertext encrypts the committed a_i (times the slot shift) as an
         // integer below 2^373, one ring-Pedersen part per replier (docs/sampling.md §2).
         pr = big ? detail::prove_enc_rp_multi_unchecked(tp, st, a, sec.alpha[k][i],
                                                         bl_[i][ids[0]], *gens_, rng_)
                  : prove_enc_rp_multi(tp, st, a, sec.alpha[k][i], bl_[i][ids[0]], *gens_, rng_,
-                                      pow2);
+                                      pow2, keys_[i]);
       }
       wire::put_big(pl, st.c, ct_bytes());
       wire::put_big(pl, pr.tc, ct_bytes());
@@ -1380,7 +1386,7 @@ class Committee {
       // Π_slot Enc_i(a_i·2^(slot·W))^{b_j}: one constant-time simultaneous exponentiation.
       const BigInt acc = pk.mul_plain_secret_multi(cts, bs, EncProofParams::kPlainBits);
       sec.beta[i][j] = BigInt::random_bits(PaillierKey::kAlphaBits, rng_);
-      wire::put_big(pl, pk.add(acc, pk.encrypt(masks, sec.beta[i][j])), ct_bytes());
+      wire::put_big(pl, pk.add(acc, pk.encrypt(masks, sec.beta[i][j], PaillierKey::kAlphaBits)), ct_bytes());
     }
     return pl;
   }
@@ -1562,7 +1568,7 @@ class Committee {
     for (std::size_t k = 0; k < g.count; ++k)
       for (std::size_t i = 0; i < c_; ++i)
         if (encrypts(square, i) &&
-            !(pk_[i]->encrypt(slot_shift(BigInt::from_scalar(rv.a[k][i]), k), rv.alpha[k][i]) ==
+            !(pk_[i]->encrypt_public(slot_shift(BigInt::from_scalar(rv.a[k][i]), k), rv.alpha[k][i]) ==
               g.ct[k][i]))
           fault(ids_[i], Step::kTripleCiphertext,
                 who(ids_[i]) + ": its ciphertext does not encrypt its committed share a_i");
@@ -1578,7 +1584,7 @@ class Committee {
           BigInt term = pk.mul_plain(g.ct[k][i], BigInt::from_scalar(rv.b[k][j]));
           acc = k == 0 ? term : pk.add(acc, term);
         }
-        if (!masks_ok || !(pk.add(acc, pk.encrypt(masks, rv.beta[i][j])) == g.reply[i][j]))
+        if (!masks_ok || !(pk.add(acc, pk.encrypt_public(masks, rv.beta[i][j])) == g.reply[i][j]))
           fault(ids_[j], Step::kTripleReply,
                 who(ids_[j]) + ": its reply to member " + std::to_string(ids_[i]) +
                     " is not Enc(a_i·b_j + r) for its committed b_j");

@@ -8,6 +8,7 @@
 
 #include "gopa/check.hpp"
 #include "modarith.hpp"
+#include "rp_exp.hpp"
 
 namespace gopa::sampling {
 namespace {
@@ -113,8 +114,9 @@ PaillierPublic::PaillierPublic(BigInt n, BigInt h) : n_(std::move(n)), h_(std::m
   mpz_setbit(r_mod_.get(), static_cast<mp_bitcnt_t>(64 * limbs));
   mpz_mod(r_mod_.get(), r_mod_.get(), n2_.get());
   mpz_powm(hn_.get(), h_.get(), n_.get(), n2_.get());
-  // kExpBits/8 windows of 8 bits, 255 entries each (public data; 6 MB for a 2048-bit N):
-  // hN^alpha costs kExpBits/8 multiplications mod N².
+  hn_sec_ = std::make_shared<const FixedBaseSec>(hn_, n2_, kExpBits);
+  // For public exponents: kExpBits/8 windows of 8 bits, 255 entries each (public data; 6 MB for
+  // a 2048-bit N): hN^alpha costs kExpBits/8 multiplications mod N².
   BigInt base = hn_;
   table_.resize(kExpBits / kWindow);
   for (auto& row : table_) {
@@ -144,7 +146,41 @@ BigInt PaillierPublic::hn_pow(const BigInt& alpha) const {
   return acc;
 }
 
-BigInt PaillierPublic::encrypt(const BigInt& m, const BigInt& alpha) const {
+namespace {
+// 1 + m·N on fixed-length limbs: m and N as k limbs each (k: the limbs of N), 2k limbs. Only
+// m mod N matters ((m + jN)·N ≡ m·N mod N²), so an m of at most k limbs is used as it is; a
+// longer or negative one (public metadata) is reduced first. m·N + 1 < 2^(128k): no carry out.
+std::vector<mp_limb_t> one_plus_mn(const BigInt& m, const BigInt& n) {
+  const auto k = static_cast<mp_size_t>(mpz_size(n.get()));
+  const auto uk = static_cast<std::size_t>(k);
+  BigInt reduced;
+  const BigInt* mp = &m;
+  if (mpz_sgn(m.get()) < 0 || mpz_size(m.get()) > uk) {
+    mpz_mod(reduced.get(), m.get(), n.get());
+    mp = &reduced;
+  }
+  std::vector<mp_limb_t> ml(uk), nl(uk), prod(2 * uk), out(2 * uk);
+  limbs_of(*mp, ml.data(), k);
+  limbs_of(n, nl.data(), k);
+  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(
+      std::max(mpn_sec_mul_itch(k, k), mpn_sec_add_1_itch(2 * k))));
+  mpn_sec_mul(prod.data(), ml.data(), k, nl.data(), k, scratch.data());
+  mpn_sec_add_1(out.data(), prod.data(), 2 * k, 1, scratch.data());
+  for (auto* v : {&ml, &prod, &scratch}) sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  return out;
+}
+}  // namespace
+
+BigInt PaillierPublic::encrypt(const BigInt& m, const BigInt& alpha, unsigned alpha_bits) const {
+  GOPA_CHECK(alpha_bits > 0 && alpha_bits <= kExpBits, "randomness width within the table");
+  // 1 + m·N < 2^(128k) ≤ R² (N² has 2k or 2k − 1 limbs): reduced inside, constant time.
+  std::vector<mp_limb_t> x = one_plus_mn(m, n_);
+  const BigInt c = mul_pow_sec(*hn_sec_, alpha, alpha_bits, x);
+  sodium_memzero(x.data(), x.size() * sizeof(mp_limb_t));
+  return c;
+}
+
+BigInt PaillierPublic::encrypt_public(const BigInt& m, const BigInt& alpha) const {
   BigInt c, t;
   mpz_mul(c.get(), m.get(), n_.get());
   mpz_add_ui(c.get(), c.get(), 1);
@@ -294,13 +330,29 @@ PaillierKey PaillierKey::from_primes(const BigInt& p, const BigInt& q, Rng& rng)
     BigInt& hv = side == 0 ? k.hp_ : k.hq_;
     BigInt e, t;
     mpz_sub_ui(e.get(), pr.get(), 1);
-    mpz_powm(t.get(), g.get(), e.get(), pr2.get());
+    mpz_powm_sec(t.get(), g.get(), e.get(), pr2.get());  // a secret exponent
     mpz_sub_ui(t.get(), t.get(), 1);
     mpz_divexact(t.get(), t.get(), pr.get());
     GOPA_CHECK(mpz_invert(hv.get(), t.get(), pr.get()) != 0, "Paillier CRT constant invertible");
   }
   GOPA_CHECK(mpz_invert(k.qinv_p_.get(), k.q_.get(), k.p_.get()) != 0, "q invertible mod p");
+  // CRT encryption needs p² and q² of one limb count (keys from generate() always have it).
+  if (mpz_size(k.p2_.get()) == mpz_size(k.q2_.get()) && !(k.p_ == k.q_)) {
+    BigInt hn;
+    mpz_powm(hn.get(), k.pub_.h().get(), n.get(), k.pub_.n2().get());
+    k.own_enc_ = std::make_shared<const PaillierOwnEnc>(k.p_, k.q_, hn, PaillierPublic::kExpBits);
+  }
   return k;
+}
+
+BigInt PaillierKey::encrypt_own(const BigInt& m, const BigInt& alpha, unsigned alpha_bits) const {
+  if (!own_enc_) return pub_.encrypt(m, alpha, alpha_bits);
+  GOPA_CHECK(alpha_bits > 0 && alpha_bits <= PaillierPublic::kExpBits,
+             "randomness width within the table");
+  std::vector<mp_limb_t> x = one_plus_mn(m, pub_.n());
+  const BigInt c = own_enc_->encrypt(x, alpha, alpha_bits);
+  sodium_memzero(x.data(), x.size() * sizeof(mp_limb_t));
+  return c;
 }
 
 BigInt PaillierKey::decrypt(const BigInt& c) const {
@@ -312,7 +364,9 @@ BigInt PaillierKey::decrypt(const BigInt& c) const {
     BigInt& out = side == 0 ? mp : mq;
     mpz_sub_ui(e.get(), pr.get(), 1);
     mpz_mod(t.get(), c.get(), pr2.get());
-    mpz_powm(t.get(), t.get(), e.get(), pr2.get());
+    // The exponent p − 1 is secret: mpz_powm_sec (its time and memory accesses depend on the
+    // sizes only; mpz_powm's sliding windows would show the exponent's bits).
+    mpz_powm_sec(t.get(), t.get(), e.get(), pr2.get());
     mpz_sub_ui(t.get(), t.get(), 1);
     mpz_divexact(t.get(), t.get(), pr.get());
     mpz_mul(t.get(), t.get(), hv.get());

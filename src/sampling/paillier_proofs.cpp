@@ -43,7 +43,7 @@ EncProof prove_once(Transcript& t, const EncStatement& st, const BigInt& x, cons
   SecretScalar s = SecretScalar::random(nonces);
   BigInt ys;
   mpz_mul_2exp(ys.get(), y.get(), st.shift);
-  pr.tc = pk.encrypt(ys, mu);
+  pr.tc = pk.encrypt(ys, mu, P::kNonceRandBits);
   pr.ta = commit(y.to_secret(), s, gens);
   if (dev != nullptr && dev->on_enc_commitment) dev->on_enc_commitment(pr.ta);
   const Challenge e = derive_challenge(t, st, pr.tc, pr.ta);
@@ -131,7 +131,7 @@ EncCheck verify_enc(Transcript& t, const EncStatement& st, const EncProof& pr,
   // Enc(z·2^shift; ν) = T_C·C^e mod N² (public data: variable time is fine).
   BigInt zs;
   mpz_mul_2exp(zs.get(), pr.z.get(), st.shift);
-  const BigInt lhs = pk.encrypt(zs, pr.nu);
+  const BigInt lhs = pk.encrypt_public(zs, pr.nu);
   const BigInt rhs = pk.add(pr.tc, pk.mul_plain(st.c, e.big));
   if (!(lhs == rhs)) return EncCheck::kPaillier;
   const Scalar z = pr.z.to_scalar();

@@ -56,6 +56,10 @@ Mont::Mont(const BigInt& modulus) : m(modulus) {
   mpz_mod(r.get(), r.get(), m.get());
   one.resize(limbs.size());
   limbs_of(r, one.data(), n);
+  mpz_mul(r.get(), r.get(), r.get());
+  mpz_mod(r.get(), r.get(), m.get());
+  r2.resize(limbs.size());
+  limbs_of(r, r2.data(), n);
 }
 
 void Mont::to_mont(const BigInt& v, mp_limb_t* out) const {
@@ -133,6 +137,33 @@ void FixedBaseVar::mul_pow(mp_limb_t* acc, bool* started, const BigInt& e, const
   }
 }
 
+void FixedBaseVar::mul_pow_ct(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
+                              mp_limb_t* t, mp_limb_t* scratch) const {
+  GOPA_CHECK(mpz_sgn(e.get()) >= 0 && e.bits() <= max_bits_, "exponent within the table");
+  const mp_size_t n = mont.n();
+  const auto un = static_cast<std::size_t>(n);
+  const std::size_t entries = (std::size_t{1} << w_) - 1;
+  const std::size_t windows = ceil_div(e.bits(), w_);
+  const mp_limb_t mask = (mp_limb_t{1} << w_) - 1;
+  for (std::size_t i = 0; i < windows; ++i) {
+    const std::size_t bit = i * w_;
+    const auto lo = static_cast<mp_size_t>(bit / 64);
+    const unsigned sh = static_cast<unsigned>(bit % 64);
+    mp_limb_t d = mpz_getlimbn(e.get(), lo) >> sh;
+    if (sh + w_ > 64) d |= mpz_getlimbn(e.get(), lo + 1) << (64 - sh);
+    d &= mask;
+    if (d == 0) continue;  // a public digit
+    const mp_limb_t* entry = &tab_[(i * entries + (d - 1)) * un];
+    if (!*started) {
+      std::copy(entry, entry + un, acc);
+      *started = true;
+    } else {
+      mpn_sec_mul(t, acc, n, entry, n, scratch);
+      redc(acc, t, mont.limbs.data(), n, mont.minv);
+    }
+  }
+}
+
 }  // namespace rp_detail
 
 // ---------------------------------------------------------------- FixedBaseSec
@@ -162,63 +193,181 @@ BigInt FixedBaseSec::pow(const BigInt& x) const {
   return multi_pow_sec(self, std::span<const BigInt>(&x, 1));
 }
 
-BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases, std::span<const BigInt> exps,
-                     std::span<const unsigned> bits) {
-  GOPA_CHECK(!bases.empty() && bases.size() == exps.size() && bases.size() == bits.size(),
-             "one exponent and one width per base");
-  for (const FixedBaseSec* b : bases) GOPA_CHECK(b != nullptr, "a base");
-  const rp_detail::Mont& mo = bases[0]->mont_;
-  std::size_t ex_limbs = 0;
-  for (std::size_t i = 0; i < bases.size(); ++i) {
-    GOPA_CHECK(bases[i]->mont_.limbs == mo.limbs, "bases with one modulus");
-    GOPA_CHECK(bits[i] <= bases[i]->max_bits_, "exponent width within the table");
-    // The sign and the limb count of an mpz are its metadata (as for mpz_powm_sec); the bits
-    // of the top limbs are checked on the fixed-length limbs below.
-    GOPA_CHECK(mpz_sgn(exps[i].get()) >= 0 && mpz_size(exps[i].get()) <= ceil_div(bits[i], 64),
-               "secret exponent within its width");
-    ex_limbs = std::max(ex_limbs, ceil_div(bits[i], 64) + 1);
+// The core of multi_pow_sec and mul_pow_sec: Π g_i^(e_i)·R mod M into acc (n limbs, < R;
+// Montgomery form), constant time (rp_exp.hpp).
+struct FixedBaseAccess {
+  static const rp_detail::Mont& check(std::span<const FixedBaseSec* const> bases,
+                                      std::span<const BigInt> exps, std::span<const unsigned> bits) {
+    GOPA_CHECK(!bases.empty() && bases.size() == exps.size() && bases.size() == bits.size(),
+               "one exponent and one width per base");
+    for (const FixedBaseSec* b : bases) GOPA_CHECK(b != nullptr, "a base");
+    const rp_detail::Mont& mo = bases[0]->mont_;
+    for (std::size_t i = 0; i < bases.size(); ++i) {
+      GOPA_CHECK(bases[i]->mont_.limbs == mo.limbs, "bases with one modulus");
+      GOPA_CHECK(bits[i] <= bases[i]->max_bits_, "exponent width within the table");
+      // The sign and the limb count of an mpz are its metadata (as for mpz_powm_sec); the bits
+      // of the top limbs are checked on the fixed-length limbs below.
+      GOPA_CHECK(mpz_sgn(exps[i].get()) >= 0 && mpz_size(exps[i].get()) <= ceil_div(bits[i], 64),
+                 "secret exponent within its width");
+    }
+    return mo;
   }
-  const mp_size_t n = mo.n();
-  const auto un = static_cast<std::size_t>(n);
-  std::vector<mp_limb_t> acc(un), sel(un), t(2 * un), ex(ex_limbs);
-  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
-  bool started = false;  // acc = 1 until the first entry (public: depends on the widths only)
-  for (std::size_t i = 0; i < bases.size(); ++i) {
-    const FixedBaseSec& b = *bases[i];
-    // The exponent as fixed-length limbs (one zero limb past the width, for straddling digits).
-    const std::size_t el = ceil_div(bits[i], 64) + 1;
-    for (std::size_t j = 0; j < el; ++j)
-      ex[j] = mpz_getlimbn(exps[i].get(), static_cast<mp_size_t>(j));
-    // x < 2^bits: no bit set from `bits` on (only this verdict is made public).
-    const std::size_t rem = bits[i] % 64;
-    mp_limb_t excess = rem != 0 ? ex[bits[i] / 64] >> rem : 0;
-    for (std::size_t j = ceil_div(bits[i], 64); j < el; ++j) excess |= ex[j];
-    bool in_range = excess == 0;
-    gopa_declassify(&in_range, sizeof in_range);
-    GOPA_CHECK(in_range, "secret exponent within its width");
-    const std::size_t entries = std::size_t{1} << b.w_;
-    const std::size_t windows = ceil_div(bits[i], b.w_);
-    for (std::size_t j = 0; j < windows; ++j) {
-      const mp_limb_t digit = digit_at(ex.data(), j * b.w_, b.w_);
-      const mp_limb_t* row = &b.tab_[j * entries * un];
-      if (!started) {
-        mpn_sec_tabselect(acc.data(), row, n, static_cast<mp_size_t>(entries),
-                          static_cast<mp_size_t>(digit));
-        started = true;
-      } else {
-        mpn_sec_tabselect(sel.data(), row, n, static_cast<mp_size_t>(entries),
-                          static_cast<mp_size_t>(digit));
-        mpn_sec_mul(t.data(), acc.data(), n, sel.data(), n, scratch.data());
-        redc(acc.data(), t.data(), mo.limbs.data(), n, mo.minv);
+
+  // Returns the bases' Montgomery context.
+  static const rp_detail::Mont& pow(std::span<const FixedBaseSec* const> bases,
+                                    std::span<const BigInt> exps, std::span<const unsigned> bits,
+                                    std::vector<mp_limb_t>& acc) {
+    const rp_detail::Mont& mo = check(bases, exps, bits);
+    std::size_t ex_limbs = 0;
+    for (unsigned b : bits) ex_limbs = std::max(ex_limbs, ceil_div(b, 64) + 1);
+    const mp_size_t n = mo.n();
+    const auto un = static_cast<std::size_t>(n);
+    acc.assign(un, 0);
+    std::vector<mp_limb_t> sel(un), t(2 * un), ex(ex_limbs);
+    std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+    bool started = false;  // acc = 1 until the first entry (public: depends on the widths only)
+    for (std::size_t i = 0; i < bases.size(); ++i) {
+      const FixedBaseSec& b = *bases[i];
+      // The exponent as fixed-length limbs (one zero limb past the width, for straddling digits).
+      const std::size_t el = ceil_div(bits[i], 64) + 1;
+      for (std::size_t j = 0; j < el; ++j)
+        ex[j] = mpz_getlimbn(exps[i].get(), static_cast<mp_size_t>(j));
+      // x < 2^bits: no bit set from `bits` on (only this verdict is made public).
+      const std::size_t rem = bits[i] % 64;
+      mp_limb_t excess = rem != 0 ? ex[bits[i] / 64] >> rem : 0;
+      for (std::size_t j = ceil_div(bits[i], 64); j < el; ++j) excess |= ex[j];
+      bool in_range = excess == 0;
+      gopa_declassify(&in_range, sizeof in_range);
+      GOPA_CHECK(in_range, "secret exponent within its width");
+      const std::size_t entries = std::size_t{1} << b.w_;
+      const std::size_t windows = ceil_div(bits[i], b.w_);
+      for (std::size_t j = 0; j < windows; ++j) {
+        const mp_limb_t digit = digit_at(ex.data(), j * b.w_, b.w_);
+        const mp_limb_t* row = &b.tab_[j * entries * un];
+        if (!started) {
+          mpn_sec_tabselect(acc.data(), row, n, static_cast<mp_size_t>(entries),
+                            static_cast<mp_size_t>(digit));
+          started = true;
+        } else {
+          mpn_sec_tabselect(sel.data(), row, n, static_cast<mp_size_t>(entries),
+                            static_cast<mp_size_t>(digit));
+          mpn_sec_mul(t.data(), acc.data(), n, sel.data(), n, scratch.data());
+          redc(acc.data(), t.data(), mo.limbs.data(), n, mo.minv);
+        }
       }
     }
+    if (!started) std::copy(mo.one.begin(), mo.one.end(), acc.begin());
+    for (auto* v : {&ex, &sel, &t, &scratch})
+      sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+    return mo;
   }
-  if (!started) std::copy(mo.one.begin(), mo.one.end(), acc.begin());
-  mo.from_mont(sel.data(), acc.data(), t.data(), acc.data());  // acc: scratch from here
+};
+
+BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases, std::span<const BigInt> exps,
+                     std::span<const unsigned> bits) {
+  std::vector<mp_limb_t> acc;
+  const rp_detail::Mont& mo = FixedBaseAccess::pow(bases, exps, bits, acc);
+  const auto un = static_cast<std::size_t>(mo.n());
+  std::vector<mp_limb_t> out(un), t(2 * un);
+  mo.from_mont(out.data(), acc.data(), t.data(), acc.data());  // acc: scratch from here
   // The product is public (the commitments S, D of Π_enc); mpz normalizes it.
-  gopa_declassify(sel.data(), un * sizeof(mp_limb_t));
-  BigInt out = import_limbs(sel.data(), un);
-  for (auto* v : {&ex, &acc, &sel, &t, &scratch})
+  gopa_declassify(out.data(), un * sizeof(mp_limb_t));
+  BigInt r = import_limbs(out.data(), un);
+  for (auto* v : {&acc, &out, &t}) sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  return r;
+}
+
+void mul_pow_sec_limbs(const FixedBaseSec& base, const BigInt& e, unsigned bits,
+                       std::span<const mp_limb_t> x, mp_limb_t* out) {
+  const FixedBaseSec* bases[1] = {&base};
+  const unsigned widths[1] = {bits};
+  std::vector<mp_limb_t> acc;
+  const rp_detail::Mont& mo = FixedBaseAccess::pow(bases, std::span<const BigInt>(&e, 1), widths, acc);
+  const mp_size_t n = mo.n();
+  const auto un = static_cast<std::size_t>(n);
+  GOPA_CHECK(!x.empty() && x.size() <= 2 * un, "x of at most 2n limbs");
+  std::vector<mp_limb_t> t(2 * un, 0), xr(un), y(un), tmp(un);
+  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+  // x·R^(−1) (x < R² ≤ R·M + R²), then x·g^e·R^(−1), then ·R²·R^(−1): x·g^e, below 2M; then
+  // one conditional subtraction.
+  std::copy(x.begin(), x.end(), t.begin());
+  redc(xr.data(), t.data(), mo.limbs.data(), n, mo.minv);
+  mpn_sec_mul(t.data(), xr.data(), n, acc.data(), n, scratch.data());
+  redc(y.data(), t.data(), mo.limbs.data(), n, mo.minv);
+  mpn_sec_mul(t.data(), y.data(), n, mo.r2.data(), n, scratch.data());
+  redc(out, t.data(), mo.limbs.data(), n, mo.minv);
+  const mp_limb_t borrow = mpn_sub_n(tmp.data(), out, mo.limbs.data(), n);
+  mpn_cnd_swap(borrow ^ 1, out, tmp.data(), n);
+  for (auto* v : {&acc, &t, &xr, &y, &tmp, &scratch})
+    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+}
+
+BigInt mul_pow_sec(const FixedBaseSec& base, const BigInt& e, unsigned bits,
+                   std::span<const mp_limb_t> x) {
+  const std::size_t un = mpz_size(base.modulus().get());
+  std::vector<mp_limb_t> out(un);
+  mul_pow_sec_limbs(base, e, bits, x, out.data());
+  // The product is public (a ciphertext); mpz normalizes it.
+  gopa_declassify(out.data(), un * sizeof(mp_limb_t));
+  BigInt r = import_limbs(out.data(), un);
+  sodium_memzero(out.data(), out.size() * sizeof(mp_limb_t));
+  return r;
+}
+
+// ---------------------------------------------------------------- PaillierOwnEnc
+
+PaillierOwnEnc::PaillierOwnEnc(const BigInt& p, const BigInt& q, const BigInt& hn, unsigned exp_bits) {
+  BigInt p2, q2, hp, hq, u;
+  mpz_mul(p2.get(), p.get(), p.get());
+  mpz_mul(q2.get(), q.get(), q.get());
+  GOPA_CHECK(mpz_size(p2.get()) == mpz_size(q2.get()), "primes of one size");
+  mpz_mod(hp.get(), hn.get(), p2.get());
+  mpz_mod(hq.get(), hn.get(), q2.get());
+  hn_p2_ = std::make_unique<FixedBaseSec>(hp, p2, exp_bits);
+  hn_q2_ = std::make_unique<FixedBaseSec>(hq, q2, exp_bits);
+  mod_p2_ = rp_detail::Mont(p2);
+  const mp_size_t n = mod_p2_.n();
+  // (q²)^(−1)·R² mod p²: a Montgomery product with it multiplies by (q²)^(−1)·R.
+  GOPA_CHECK(mpz_invert(u.get(), q2.get(), p2.get()) != 0, "q² invertible mod p²");
+  mpz_mul_2exp(u.get(), u.get(), static_cast<mp_bitcnt_t>(128 * n));
+  mpz_mod(u.get(), u.get(), p2.get());
+  u_r2_.resize(static_cast<std::size_t>(n));
+  limbs_of(u, u_r2_.data(), n);
+  q2_.resize(static_cast<std::size_t>(n));
+  limbs_of(q2, q2_.data(), n);
+}
+
+PaillierOwnEnc::~PaillierOwnEnc() {
+  sodium_memzero(u_r2_.data(), u_r2_.size() * sizeof(mp_limb_t));
+  sodium_memzero(q2_.data(), q2_.size() * sizeof(mp_limb_t));
+}
+
+BigInt PaillierOwnEnc::encrypt(std::span<const mp_limb_t> x, const BigInt& alpha, unsigned bits) const {
+  const mp_size_t n = mod_p2_.n();
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<mp_limb_t> cp(un), cq(un), a(un), b(un), t(2 * un), tmp(un), h(un), c(2 * un),
+      cq_wide(2 * un, 0);
+  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+  mul_pow_sec_limbs(*hn_p2_, alpha, bits, x, cp.data());
+  mul_pow_sec_limbs(*hn_q2_, alpha, bits, x, cq.data());
+  // c = c_q + q²·((c_p − c_q)·(q²)^(−1) mod p²) (Garner): c_p·R^(−1) and c_q·R^(−1) mod p²
+  // (both below R: one reduction each, fully reduced), their difference mod p², then the
+  // product with (q²)^(−1)·R² (below 2p²: one conditional subtraction).
+  mod_p2_.from_mont(a.data(), cp.data(), t.data(), tmp.data());
+  mod_p2_.from_mont(b.data(), cq.data(), t.data(), tmp.data());
+  const mp_limb_t borrow = mpn_sub_n(a.data(), a.data(), b.data(), n);
+  mpn_cnd_add_n(borrow, a.data(), a.data(), mod_p2_.limbs.data(), n);
+  mpn_sec_mul(t.data(), a.data(), n, u_r2_.data(), n, scratch.data());
+  redc(h.data(), t.data(), mod_p2_.limbs.data(), n, mod_p2_.minv);
+  const mp_limb_t b2 = mpn_sub_n(tmp.data(), h.data(), mod_p2_.limbs.data(), n);
+  mpn_cnd_swap(b2 ^ 1, h.data(), tmp.data(), n);
+  mpn_sec_mul(c.data(), q2_.data(), n, h.data(), n, scratch.data());
+  std::copy(cq.begin(), cq.end(), cq_wide.begin());
+  mpn_add_n(c.data(), c.data(), cq_wide.data(), 2 * n);  // < N²: no carry
+  // The ciphertext is public; mpz normalizes it.
+  gopa_declassify(c.data(), c.size() * sizeof(mp_limb_t));
+  BigInt out = import_limbs(c.data(), c.size());
+  for (auto* v : {&cp, &cq, &a, &b, &t, &tmp, &h, &c, &cq_wide, &scratch})
     sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
   return out;
 }
@@ -235,9 +384,13 @@ BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases, std::span<const
 // ---------------------------------------------------------------- RpOwnerCheck
 
 RpOwnerCheck::RpOwnerCheck(const BigInt& p, const BigInt& q, const BigInt& s, const BigInt& t,
-                           unsigned window) {
+                           unsigned z_bits, unsigned w_bits, unsigned window) {
   GOPA_CHECK(!(p == q), "two distinct primes");
+  GOPA_CHECK(z_bits > 0 && w_bits > 0, "exponent widths");
   mpz_mul(n_.get(), p.get(), q.get());
+  // Values mod N̂ are reduced mod p and q by Montgomery reductions: N̂ < R_p², R_q².
+  GOPA_CHECK(mpz_size(n_.get()) <= 2 * std::min(mpz_size(p.get()), mpz_size(q.get())),
+             "primes of similar sizes");
   BigInt g;
   for (const BigInt* b : {&s, &t}) {
     mpz_gcd(g.get(), b->get(), n_.get());
@@ -247,9 +400,10 @@ RpOwnerCheck::RpOwnerCheck(const BigInt& p, const BigInt& q, const BigInt& s, co
     GOPA_CHECK(mpz_probab_prime_p(prime->get(), 1) > 0, "prime factors");
     pr->mont = rp_detail::Mont(*prime);
     mpz_sub_ui(pr->pm1.get(), prime->get(), 1);
+    // Wide enough for the encoding's exponents and for exponents reduced mod p − 1.
     const auto pbits = static_cast<unsigned>(pr->pm1.bits());
-    pr->s = rp_detail::FixedBaseVar(s, pr->mont, pbits, window);
-    pr->t = rp_detail::FixedBaseVar(t, pr->mont, pbits, window);
+    pr->s = rp_detail::FixedBaseVar(s, pr->mont, std::max(z_bits, pbits), window);
+    pr->t = rp_detail::FixedBaseVar(t, pr->mont, std::max(w_bits, pbits), window);
   }
 }
 
@@ -257,37 +411,96 @@ std::size_t RpOwnerCheck::table_bytes() const noexcept {
   return p_.s.table_bytes() + p_.t.table_bytes() + q_.s.table_bytes() + q_.t.table_bytes();
 }
 
-bool RpOwnerCheck::holds_mod(const Prime& pr, const BigInt& z, const BigInt& w, const BigInt& D,
-                             const BigInt& S, const BigInt& e) {
+void RpOwnerCheck::for_each_secret(void (*mark)(const void*, std::size_t)) const {
+  for (const Prime* pr : {&p_, &q_}) {
+    mark(pr->mont.limbs.data(), pr->mont.limbs.size() * sizeof(mp_limb_t));
+    mark(pr->mont.one.data(), pr->mont.one.size() * sizeof(mp_limb_t));
+    mark(&pr->mont.minv, sizeof pr->mont.minv);
+    mark(pr->mont.r2.data(), pr->mont.r2.size() * sizeof(mp_limb_t));
+    mark(pr->s.table().data(), pr->s.table_bytes());
+    mark(pr->t.table().data(), pr->t.table_bytes());
+  }
+}
+
+mp_limb_t RpOwnerCheck::diff_mod(const Prime& pr, const BigInt& z, const BigInt& w,
+                                 const BigInt& rhs) {
   const rp_detail::Mont& mo = pr.mont;
-  const auto un = static_cast<std::size_t>(mo.n());
-  // s and t are units mod p: their exponents count mod p − 1 (Fermat).
+  const mp_size_t n = mo.n();
+  const auto un = static_cast<std::size_t>(n);
+  // Exponents beyond the tables (never those of a decoded proof): s and t are units mod p, so
+  // their exponents count mod p − 1 (Fermat). Variable time.
+  const BigInt* zp = &z;
+  const BigInt* wp = &w;
   BigInt zr, wr;
-  mpz_mod(zr.get(), z.get(), pr.pm1.get());
-  mpz_mod(wr.get(), w.get(), pr.pm1.get());
+  if (z.bits() > pr.s.max_bits()) {
+    mpz_mod(zr.get(), z.get(), pr.pm1.get());
+    zp = &zr;
+  }
+  if (w.bits() > pr.t.max_bits()) {
+    mpz_mod(wr.get(), w.get(), pr.pm1.get());
+    wp = &wr;
+  }
   std::vector<mp_limb_t> acc(un), t(2 * un), tmp(un), lhs(un);
+  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+  // s^z·t^w: the public digits of z and w choose the entries.
   bool started = false;
-  pr.s.mul_pow(acc.data(), &started, zr, mo, t.data());
-  pr.t.mul_pow(acc.data(), &started, wr, mo, t.data());
+  pr.s.mul_pow_ct(acc.data(), &started, *zp, mo, t.data(), scratch.data());
+  pr.t.mul_pow_ct(acc.data(), &started, *wp, mo, t.data(), scratch.data());
   if (!started) std::copy(mo.one.begin(), mo.one.end(), acc.begin());
   mo.from_mont(lhs.data(), acc.data(), t.data(), tmp.data());
-  // D·S^e mod p (S may be 0 mod p: then S^e is 0 for e > 0 and 1 for e = 0, as mod N̂).
-  BigInt r, d;
-  mpz_mod(r.get(), S.get(), mo.m.get());
-  mpz_powm(r.get(), r.get(), e.get(), mo.m.get());
-  mpz_mod(d.get(), D.get(), mo.m.get());
-  mpz_mul(r.get(), r.get(), d.get());
-  mpz_mod(r.get(), r.get(), mo.m.get());
-  for (std::size_t i = 0; i < un; ++i)
-    if (lhs[i] != mpz_getlimbn(r.get(), static_cast<mp_size_t>(i))) return false;
-  return true;
+  // The public right side mod p (rhs < N̂ ≤ R², R = 2^(64n)) by two Montgomery reductions:
+  // x = rhs·R^(−1), then x·R²·R^(−1) = rhs (< 2p), then one conditional subtraction. (GMP's
+  // mpn_sec_div_r would index a table by the divisor's top bits, in mpn_invert_limb.)
+  std::vector<mp_limb_t> wide(2 * un, 0), x(un), r(un);
+  for (std::size_t i = 0; i < mpz_size(rhs.get()); ++i)
+    wide[i] = mpz_getlimbn(rhs.get(), static_cast<mp_size_t>(i));
+  redc(x.data(), wide.data(), mo.limbs.data(), n, mo.minv);
+  mpn_sec_mul(t.data(), x.data(), n, mo.r2.data(), n, scratch.data());
+  redc(r.data(), t.data(), mo.limbs.data(), n, mo.minv);
+  const mp_limb_t borrow = mpn_sub_n(tmp.data(), r.data(), mo.limbs.data(), n);
+  mpn_cnd_swap(borrow ^ 1, r.data(), tmp.data(), n);
+  mp_limb_t diff = 0;
+  for (std::size_t i = 0; i < un; ++i) diff |= lhs[i] ^ r[i];
+  // Values mod p would reveal p (a gcd with N̂): wiped.
+  for (auto* v : {&acc, &t, &tmp, &lhs, &scratch, &x, &r})
+    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  return diff;
 }
+
+namespace {
+// D·S^e mod N̂ from public values and the public modulus (S ≡ 0 mod p gives 0 mod p for e > 0
+// and 1 for e = 0, as it must).
+BigInt right_side(const BigInt& n, const BigInt& z, const BigInt& w, const BigInt& D,
+                  const BigInt& S, const BigInt& e) {
+  GOPA_CHECK(mpz_sgn(e.get()) >= 0, "a challenge e ≥ 0");
+  GOPA_CHECK(mpz_sgn(z.get()) >= 0 && mpz_sgn(w.get()) >= 0 && mpz_sgn(D.get()) >= 0 &&
+                 mpz_sgn(S.get()) >= 0,
+             "non-negative inputs");
+  BigInt rhs;
+  mpz_powm(rhs.get(), S.get(), e.get(), n.get());
+  mpz_mul(rhs.get(), rhs.get(), D.get());
+  mpz_mod(rhs.get(), rhs.get(), n.get());
+  return rhs;
+}
+
+// Whether a difference is zero, made public (a complaint is posted or not).
+bool public_zero(mp_limb_t diff) {
+  mp_limb_t nonzero = (diff | (mp_limb_t{0} - diff)) >> 63;
+  gopa_declassify(&nonzero, sizeof nonzero);
+  return nonzero == 0;
+}
+}  // namespace
 
 bool RpOwnerCheck::holds(const BigInt& z, const BigInt& w, const BigInt& D, const BigInt& S,
                          const BigInt& e) const {
-  GOPA_CHECK(mpz_sgn(e.get()) >= 0, "a challenge e ≥ 0");
-  // The equation holds mod N̂ = p·q iff it holds mod p and mod q (CRT).
-  return holds_mod(p_, z, w, D, S, e) && holds_mod(q_, z, w, D, S, e);
+  const BigInt rhs = right_side(n_, z, w, D, S, e);
+  // The equation holds mod N̂ = p·q iff it holds mod p and mod q (CRT); both are always checked.
+  return public_zero(diff_mod(p_, z, w, rhs) | diff_mod(q_, z, w, rhs));
+}
+
+bool RpOwnerCheck::holds_mod_p(const BigInt& z, const BigInt& w, const BigInt& D, const BigInt& S,
+                               const BigInt& e) const {
+  return public_zero(diff_mod(p_, z, w, right_side(n_, z, w, D, S, e)));
 }
 
 }  // namespace gopa::sampling

@@ -15,16 +15,20 @@
 // multiplications and no squaring. Each entry is read with mpn_sec_tabselect (the whole row is
 // read) and multiplied with mpn_sec_mul and a branch-free Montgomery reduction, so the time and
 // the memory accesses depend on the public widths and the modulus only, not on the exponents.
-// RpOwnerCheck: variable time; it checks the equation mod p and mod q (CRT) with the exponents
-// of s and t reduced mod p − 1 and q − 1 and variable-time fixed-base tables. Its inputs are
-// public but p and q are not: the reduction mod p − 1, the skipped zero digits and GMP's
-// reductions and powers mod p take time that depends on p and q together with the prover's
-// chosen responses (docs/sampling.md, "Not proven / not done", side channels).
+// RpOwnerCheck: checks the equation mod p and mod q (CRT) with fixed-base tables of s and t mod
+// p and mod q, wide enough for the unreduced exponents of the proof's encoding. Its inputs are
+// public and p, q secret: the exponents' digits (public) choose the table entries, every
+// product is mpn_sec_mul with a branch-free Montgomery reduction, D·S^e is computed mod N̂ (public
+// values only) and reduced mod p and q by Montgomery reductions, both primes are always
+// checked and the results compared without branching, so the time and memory accesses depend
+// on the public inputs and the sizes of p and q only.
+// Building the tables (once per key, on the owner's own values) is variable time.
 #pragma once
 
 #include <gmp.h>
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -40,6 +44,7 @@ struct Mont {
   BigInt m;
   std::vector<mp_limb_t> limbs;  // m
   std::vector<mp_limb_t> one;    // R mod m
+  std::vector<mp_limb_t> r2;     // R² mod m
   mp_limb_t minv = 0;            // −m^(−1) mod 2^64
   [[nodiscard]] mp_size_t n() const noexcept { return static_cast<mp_size_t>(limbs.size()); }
   // (v mod m)·R mod m, fully reduced (v ≥ 0; public).
@@ -62,7 +67,13 @@ class FixedBaseVar {
   // then *started is set). e < 2^max_bits. t: 2n limbs of scratch.
   void mul_pow(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
                mp_limb_t* t) const;
+  // The same with products constant time in the modulus and the table (mpn_sec_mul, branch-free
+  // reduction): only the public digits of e choose entries. scratch: mpn_sec_mul_itch(n, n).
+  void mul_pow_ct(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont, mp_limb_t* t,
+                  mp_limb_t* scratch) const;
+  [[nodiscard]] unsigned max_bits() const noexcept { return max_bits_; }
   [[nodiscard]] std::size_t table_bytes() const noexcept { return tab_.size() * sizeof(mp_limb_t); }
+  [[nodiscard]] const std::vector<mp_limb_t>& table() const noexcept { return tab_; }
 
  private:
   unsigned max_bits_ = 0, w_ = 0;
@@ -86,8 +97,7 @@ class FixedBaseSec {
   [[nodiscard]] std::size_t table_bytes() const noexcept { return tab_.size() * sizeof(mp_limb_t); }
 
  private:
-  friend BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases,
-                              std::span<const BigInt> exps, std::span<const unsigned> bits);
+  friend struct FixedBaseAccess;
   rp_detail::Mont mont_;
   unsigned max_bits_ = 0, w_ = 0;
   std::size_t windows_ = 0;
@@ -101,34 +111,77 @@ class FixedBaseSec {
 // validation build); only the verdict of the width check is made public besides it.
 [[nodiscard]] BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases,
                                    std::span<const BigInt> exps, std::span<const unsigned> bits);
+// x·g^e mod M in [0, M) for a secret x < R² (at most twice as many limbs as M, R = 2^(64·limbs
+// of M)) and a secret e < 2^bits, constant time as above (x is reduced by Montgomery
+// reductions): a Paillier ciphertext (1 + mN)·(h^N)^α mod N². The result is public
+// (declassified).
+[[nodiscard]] BigInt mul_pow_sec(const FixedBaseSec& base, const BigInt& e, unsigned bits,
+                                 std::span<const mp_limb_t> x);
+// The same as the n limbs of M, without making it public (a value mod p², say).
+void mul_pow_sec_limbs(const FixedBaseSec& base, const BigInt& e, unsigned bits,
+                       std::span<const mp_limb_t> x, mp_limb_t* out);
+
+// A Paillier key owner's encryptions by CRT: x·(h^N)^α mod p² and mod q² (moduli of half the
+// size of N²), recombined with Garner's formula, all constant time as mul_pow_sec; about half
+// the time of the encryption mod N². The tables are built once per key (variable time, on the
+// owner's own values).
+class PaillierOwnEnc {
+ public:
+  PaillierOwnEnc(const BigInt& p, const BigInt& q, const BigInt& hn, unsigned exp_bits);
+  ~PaillierOwnEnc();
+  PaillierOwnEnc(const PaillierOwnEnc&) = delete;
+  PaillierOwnEnc& operator=(const PaillierOwnEnc&) = delete;
+  // x·(h^N)^α mod N² for x < 2^(128k) (k: limbs of p²) as limbs and α < 2^bits (public width).
+  [[nodiscard]] BigInt encrypt(std::span<const mp_limb_t> x, const BigInt& alpha, unsigned bits) const;
+
+ private:
+  std::unique_ptr<FixedBaseSec> hn_p2_, hn_q2_;
+  rp_detail::Mont mod_p2_;
+  std::vector<mp_limb_t> u_r2_;  // (q²)^(−1)·R² mod p²
+  std::vector<mp_limb_t> q2_;    // q²
+};
+
 // The same with bits_i = max_bits of base i.
 [[nodiscard]] BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases,
                                    std::span<const BigInt> exps);
 
 // The verifier's check s^z·t^w ≡ D·S^e (mod N̂) of Π_enc for the owner of N̂ = p·q (p ≠ q odd
-// primes) with ring-Pedersen bases s, t (units mod N̂). Variable time, also in p and q (above).
-// Tables:
-// 4 of ⌈|p|/w⌉·(2^w − 1) entries of |p| bits (w = 6 by default: 5.3 MiB for a 2048-bit N̂).
+// primes) with ring-Pedersen bases s, t (units mod N̂): constant time in p and q (above) for
+// z < 2^z_bits and w < 2^w_bits (the widths of the proof's encoding: 8·72 and 8·⌈(|N̂| + 161)/8⌉).
+// Tables: 2 per prime, ⌈z_bits/w⌉ and ⌈w_bits/w⌉ rows of 2^w − 1 entries of |p| bits (w = 6 by
+// default: 7.4 MiB for a 2048-bit N̂ and the encoding's widths).
 // Immutable after construction: checks may run concurrently.
 class RpOwnerCheck {
  public:
-  RpOwnerCheck(const BigInt& p, const BigInt& q, const BigInt& s, const BigInt& t,
-               unsigned window = 6);
+  RpOwnerCheck(const BigInt& p, const BigInt& q, const BigInt& s, const BigInt& t, unsigned z_bits,
+               unsigned w_bits, unsigned window = 6);
   // Exactly whether s^z·t^w ≡ D·S^e (mod N̂), for any z, w ≥ 0, e ≥ 0, D, S ≥ 0 (D and S may
-  // share a factor with N̂).
+  // share a factor with N̂). Exponents wider than the tables are first reduced mod p − 1 and
+  // q − 1 (variable time: never the case for decoded proofs).
   [[nodiscard]] bool holds(const BigInt& z, const BigInt& w, const BigInt& D, const BigInt& S,
                            const BigInt& e) const;
+  // Whether it holds mod p, the first prime: half the work of holds(). A replier decides its
+  // complaint with it: a part that holds mod p and not mod N̂ hands its prover the factor
+  // gcd(s^z·t^w·(D·S^e)^(−1) − 1, N̂) = p, so finding one is as hard as factoring N̂
+  // (docs/sampling.md, "Ciphertext proofs in the committee").
+  [[nodiscard]] bool holds_mod_p(const BigInt& z, const BigInt& w, const BigInt& D,
+                                 const BigInt& S, const BigInt& e) const;
   [[nodiscard]] const BigInt& n() const noexcept { return n_; }
   [[nodiscard]] std::size_t table_bytes() const noexcept;
+  // The secret-derived state (moduli, R² and the tables), for the constant-time validation
+  // build, which marks it undefined after construction.
+  void for_each_secret(void (*mark)(const void*, std::size_t)) const;
 
  private:
   struct Prime {
-    rp_detail::Mont mont;  // mod p
-    BigInt pm1;            // p − 1
+    rp_detail::Mont mont;        // mod p
+    BigInt pm1;                  // p − 1
     rp_detail::FixedBaseVar s, t;
   };
-  [[nodiscard]] static bool holds_mod(const Prime& pr, const BigInt& z, const BigInt& w,
-                                      const BigInt& D, const BigInt& S, const BigInt& e);
+  // 0 when s^z·t^w ≡ rhs mod the prime (rhs = D·S^e mod N̂, public), otherwise non-zero (no
+  // branch on the values).
+  [[nodiscard]] static mp_limb_t diff_mod(const Prime& pr, const BigInt& z, const BigInt& w,
+                                          const BigInt& rhs);
   BigInt n_;
   Prime p_, q_;
 };

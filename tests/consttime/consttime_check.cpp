@@ -133,12 +133,60 @@ int main(int argc, char** argv) {
     const unsigned bits[2] = {253, 704 + 40};
     rp = gopa::to_hex(gs::multi_pow_sec(bases, exps, bits).to_bytes(88)).substr(0, 8);
   }
+  // A replier's own check of a ring-Pedersen part with its factors p, q: every value derived
+  // from them (moduli, R², the tables mod p and q) is marked secret after construction; the
+  // inputs are public. Only the verdict is declassified inside.
+  bool own_ok = false;
+  {
+    namespace gs = gopa::sampling;
+    const auto prime = [&](unsigned b) {
+      gs::BigInt pr = gs::BigInt::random_bits(b, rng);
+      mpz_setbit(pr.get(), b - 1);
+      mpz_nextprime(pr.get(), pr.get());
+      return pr;
+    };
+    const gs::BigInt p = prime(352), q = prime(352);
+    gs::BigInt n;
+    mpz_mul(n.get(), p.get(), q.get());
+    const gs::BigInt s(3), t(5);
+    const unsigned nh = static_cast<unsigned>(n.bits());
+    const gs::RpOwnerCheck own(p, q, s, t, 8 * 72, 8 * ((nh + 161 + 7) / 8));
+    own.for_each_secret([](const void* a, std::size_t len) { gopa::gopa_secret(a, len); });
+    // An honest part: D = s^z·t^w·S^(−e) for public z, w, S, e.
+    const gs::BigInt zz = gs::BigInt::random_bits(373, rng), w = gs::BigInt::random_bits(nh + 161, rng);
+    const gs::BigInt e = gs::BigInt::random_bits(80, rng), S(7);
+    gs::BigInt lhs, sz, se, D;
+    mpz_powm(lhs.get(), s.get(), zz.get(), n.get());
+    mpz_powm(sz.get(), t.get(), w.get(), n.get());
+    mpz_mul(lhs.get(), lhs.get(), sz.get());
+    mpz_powm(se.get(), S.get(), e.get(), n.get());
+    mpz_invert(se.get(), se.get(), n.get());
+    mpz_mul(D.get(), lhs.get(), se.get());
+    mpz_mod(D.get(), D.get(), n.get());
+    own_ok = own.holds(zz, w, D, S, e);
+    gs::BigInt d1 = D;
+    mpz_add_ui(d1.get(), d1.get(), 1);
+    own_ok = own_ok && !own.holds(zz, w, d1, S, e);
+    own_ok = own_ok && own.holds_mod_p(zz, w, D, S, e) && !own.holds_mod_p(zz, w, d1, S, e);
+  }
 
   // Published values are declassified before they are branched on.
   gopa::Point all = p1 + p2 + p3 + c + v + m;
   auto enc = all.encode();
   gopa::gopa_declassify(enc.data(), enc.size());
-  std::printf("consttime_check: %s %d %s\n", gopa::to_hex(enc).substr(0, 16).c_str(), eq ? 1 : 0,
-              rp.c_str());
+  GOPA_CHECK(own_ok, "the owner's check accepts an honest part and rejects a wrong one");
+  // Paillier encryption of a secret plaintext with secret randomness (a committee member's
+  // ciphertext of its share, and a proof's nonce encryption); the ciphertext is published.
+  std::string ct;
+  {
+    namespace gs = gopa::sampling;
+    const gs::PaillierKey key = gs::PaillierKey::generate(704, rng);
+    gs::BigInt msg = gs::BigInt::random_bits(600, rng), alpha = gs::BigInt::random_bits(256, rng);
+    for (gs::BigInt* e : {&msg, &alpha})
+      gopa::gopa_secret(mpz_limbs_read(e->get()), mpz_size(e->get()) * sizeof(mp_limb_t));
+    ct = gopa::to_hex(key.pub().encrypt(msg, alpha, gs::PaillierKey::kAlphaBits).to_bytes(176)).substr(0, 8);
+  }
+  std::printf("consttime_check: %s %d %s %s\n", gopa::to_hex(enc).substr(0, 16).c_str(), eq ? 1 : 0,
+              rp.c_str(), ct.c_str());
   return 0;
 }

@@ -29,6 +29,53 @@ TEST_CASE("paillier: encrypt, add, multiply by a plaintext, decrypt", "[sampling
   CHECK_FALSE(k.pub().encrypt(BigInt::from_scalar(a + Scalar::one()), alpha) == ca);
 }
 
+TEST_CASE("paillier: constant-time encryption agrees with the public-exponent one",
+          "[sampling][paillier]") {
+  DeterministicRng rng(9);
+  // 640, 674 and 704 bits: N² of 2k limbs; 1030 bits (17 limbs, 6 bits in the top one): N² of
+  // 2k − 1 limbs.
+  for (unsigned bits : {640U, 674U, 704U, 1030U}) {
+    CAPTURE(bits);
+    const PaillierKey k = PaillierKey::generate(bits, rng);
+    const PaillierPublic& pk = k.pub();
+    BigInt n_minus_1 = pk.n();
+    mpz_sub_ui(n_minus_1.get(), n_minus_1.get(), 1);
+    BigInt top_alpha;  // 2^kExpBits − 1
+    mpz_setbit(top_alpha.get(), PaillierPublic::kExpBits);
+    mpz_sub_ui(top_alpha.get(), top_alpha.get(), 1);
+    std::vector<std::pair<BigInt, BigInt>> cases = {
+        {BigInt(0), BigInt(0)}, {BigInt(1), BigInt(1)}, {n_minus_1, top_alpha},
+        {BigInt(0), top_alpha}, {n_minus_1, BigInt(0)}};
+    for (int i = 0; i < 6; ++i)
+      cases.emplace_back(BigInt::random_bits(bits - 1, rng),
+                         BigInt::random_bits(PaillierPublic::kExpBits, rng));
+    for (const auto& [m, alpha] : cases) {
+      const BigInt c = pk.encrypt(m, alpha);
+      CHECK(c == pk.encrypt_public(m, alpha));
+      CHECK(k.decrypt(c) == m);
+    }
+    // The owner's CRT encryption gives the same ciphertexts.
+    for (const auto& [m, alpha] : cases) CHECK(k.encrypt_own(m, alpha, PaillierPublic::kExpBits) == pk.encrypt(m, alpha));
+    // The declared width of the randomness: 256 bits for ciphertexts.
+    const BigInt a256 = BigInt::random_bits(PaillierKey::kAlphaBits, rng), m = BigInt(12345);
+    CHECK(pk.encrypt(m, a256, PaillierKey::kAlphaBits) == pk.encrypt_public(m, a256));
+    CHECK(k.encrypt_own(m, a256, PaillierKey::kAlphaBits) == pk.encrypt_public(m, a256));
+    // m ≥ N is taken mod N, as by the public form: N + 7 (as many limbs as N), the largest
+    // value of that many limbs, and one of more limbs.
+    BigInt big = pk.n();
+    mpz_add_ui(big.get(), big.get(), 7);
+    CHECK(pk.encrypt(big, a256) == pk.encrypt_public(BigInt(7), a256));
+    BigInt full;
+    mpz_setbit(full.get(), static_cast<mp_bitcnt_t>(64 * mpz_size(pk.n().get())));
+    mpz_sub_ui(full.get(), full.get(), 1);
+    CHECK(pk.encrypt(full, a256) == pk.encrypt_public(full, a256));
+    CHECK(k.encrypt_own(full, a256, PaillierPublic::kExpBits) == pk.encrypt_public(full, a256));
+    mpz_mul_2exp(big.get(), big.get(), 200);
+    CHECK(pk.encrypt(big, a256) == pk.encrypt_public(big, a256));
+    CHECK(k.encrypt_own(big, a256, PaillierPublic::kExpBits) == pk.encrypt_public(big, a256));
+  }
+}
+
 TEST_CASE("paillier: BigInt scalar round trip", "[sampling][paillier]") {
   DeterministicRng rng(8);
   for (int i = 0; i < 20; ++i) {

@@ -247,12 +247,16 @@ TEST_CASE("rp_exp: the owner's check agrees with the public check", "[sampling][
     const BigInt& n = rp.n;
     for (unsigned w : {1U, 6U, 8U}) {
       CAPTURE(w);
-      const RpOwnerCheck own(p, q, rp.s, rp.t, w);
+      // The encoding's widths: z int(72), w int(⌈(|N̂| + 161)/8⌉).
+      const RpOwnerCheck own(p, q, rp.s, rp.t, 8 * 72, 8 * ((bits + 161 + 7) / 8), w);
       REQUIRE(own.n() == n);
+      // The exact check, and the check mod p, which agrees with the equation mod p.
       const auto check = [&](const BigInt& z, const BigInt& ww, const BigInt& D, const BigInt& S,
                              const BigInt& e) {
         const bool want = public_check(rp, z, ww, D, S, e);
         CHECK(own.holds(z, ww, D, S, e) == want);
+        const RingPedersen mod_p{p, rp.s, rp.t};
+        CHECK(own.holds_mod_p(z, ww, D, S, e) == public_check(mod_p, z, ww, D, S, e));
         return want;
       };
       const int rounds = w == 6 ? 8 : 2;
@@ -283,6 +287,10 @@ TEST_CASE("rp_exp: the owner's check agrees with the public check", "[sampling][
         const BigInt only_p = crt(D, dq, p, q), only_q = crt(dq, D, p, q);
         CHECK_FALSE(check(z, ww, only_p, S, e));
         CHECK_FALSE(check(z, ww, only_q, S, e));
+        // Mod p only: a value right mod p alone passes it (and gcd(X − 1, N̂) = p), one right mod
+        // q alone does not.
+        CHECK(own.holds_mod_p(z, ww, only_p, S, e));
+        CHECK_FALSE(own.holds_mod_p(z, ww, only_q, S, e));
         // Wrong exponents: z + 1, w + 1, e + 1.
         BigInt z1 = z, w1 = ww, e1 = e;
         mpz_add_ui(z1.get(), z1.get(), 1);
@@ -387,11 +395,32 @@ TEST_CASE("rp_exp: timings at a 2048-bit N̂", "[.bench][rp_exp_bench]") {
   std::printf("public check (pow2 + powm + mulmod): %.3f ms\n", t_pub);
   for (unsigned win : {5U, 6U, 7U, 8U}) {
     const auto a0 = std::chrono::steady_clock::now();
-    const RpOwnerCheck own(key.p(), key.q(), rp.s, rp.t, win);
+    const RpOwnerCheck own(key.p(), key.q(), rp.s, rp.t, 8 * 72, 8 * ((nh + 161 + 7) / 8), win);
     const double build =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a0).count();
     const double t_own = median_ms(reps, [&] { REQUIRE(own.holds(z, w, D, S, e)); });
-    std::printf("owner check w=%u: %.3f ms (%.1fx), tables %.2f MiB, built in %.1f ms\n", win,
-                t_own, t_pub / t_own, static_cast<double>(own.table_bytes()) / (1 << 20), build);
+    const double t_p = median_ms(reps, [&] { REQUIRE(own.holds_mod_p(z, w, D, S, e)); });
+    std::printf("owner check w=%u: %.3f ms (%.1fx), mod p only %.3f ms, tables %.2f MiB, built in "
+                "%.1f ms\n",
+                win, t_own, t_pub / t_own, t_p, static_cast<double>(own.table_bytes()) / (1 << 20),
+                build);
+  }
+}
+
+// Timing (not run by default): ./test_sampling "[.bench][paillier_enc_bench]".
+TEST_CASE("paillier: encryption timings at a 2048-bit N", "[.bench][paillier_enc_bench]") {
+  DeterministicRng rng(96);
+  const PaillierKey key = PaillierKey::generate(2048, rng);
+  const PaillierPublic& pk = key.pub();
+  const int reps = 101;
+  const BigInt m = BigInt::random_bits(2000, rng);
+  for (unsigned bits : {PaillierKey::kAlphaBits, PaillierPublic::kExpBits}) {
+    const BigInt a = BigInt::random_bits(bits, rng);
+    const double t_ct = median_ms(reps, [&] { (void)pk.encrypt(m, a, bits); });
+    const double t_pub = median_ms(reps, [&] { (void)pk.encrypt_public(m, a); });
+    const double t_own = median_ms(reps, [&] { (void)key.encrypt_own(m, a, bits); });
+    std::printf("encrypt, %u-bit randomness: constant time %.3f ms, by the owner (CRT) %.3f ms, "
+                "public %.3f ms (variable time)\n",
+                bits, t_ct, t_own, t_pub);
   }
 }
