@@ -8,7 +8,9 @@
 // a change to message `index` of an honest log of 2 members (f = 8, 704-bit Paillier keys):
 // op % 5 = 0 replace its payload by data, 1 xor data into its payload, 2 set its member, kind
 // and sequence number from data, 3 insert the message decoded from data before it, 4 remove it.
-// Unless op ≥ 128 the log is cut after the changed message, which keeps each run short.
+// Unless op ≥ 128 the log is cut after the changed message, which keeps each run short. With
+// op & 64 the log changed is the committee's second call, which has no key round and is
+// verified with the keys its first call proved.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -35,29 +37,42 @@ const HiddenParams& params() {
 
 const std::vector<std::size_t> kMembers{0, 1};
 
-const std::vector<HiddenMessage>& honest_log() {
-  static const std::vector<HiddenMessage> log = [] {
+struct Honest {
+  std::vector<HiddenMessage> log[2];  // the committee's first call (key round) and second call
+  HiddenVerdict verdict[2];
+};
+
+const Honest& honest() {
+  static const Honest h = [] {
     gopa::DeterministicRng rng(7);
-    Attempt a = hidden_box_muller_attempt(params(), kMembers, {}, rng);
-    if (!a.output) std::abort();
-    return a.log;
+    HiddenCommittee com(params(), kMembers, rng);
+    Honest out;
+    for (auto& log : out.log) {
+      Attempt a = com.attempt(kMembers, {}, rng);
+      if (!a.output) std::abort();
+      log = std::move(a.log);
+    }
+    out.verdict[0] = verify_hidden_log(params(), kMembers, out.log[0]);
+    if (!out.verdict[0].ok || !out.verdict[0].keys) std::abort();
+    out.verdict[1] = verify_hidden_log(params(), kMembers, out.log[1], &*out.verdict[0].keys);
+    if (!out.verdict[1].ok) std::abort();
+    return out;
   }();
-  return log;
+  return h;
 }
 
-const HiddenVerdict& honest_verdict() {
-  static const HiddenVerdict v = verify_hidden_log(params(), kMembers, honest_log());
-  return v;
-}
-
-void check(const std::vector<HiddenMessage>& log) {
-  const HiddenVerdict v = verify_hidden_log(params(), kMembers, log);
+void check(const std::vector<HiddenMessage>& log, int call) {
+  const Honest& h = honest();
+  const HiddenVerdict v = verify_hidden_log(params(), kMembers, log,
+                                            call == 0 ? nullptr : &*h.verdict[0].keys);
   // An accepted log read the honest messages: the honest commitments.
-  if (v.ok && v.commitments != honest_verdict().commitments) std::abort();
+  if (v.ok && v.commitments != h.verdict[call].commitments) std::abort();
   // A blame names a member of the committee.
   if (!v.ok && v.blame &&
       std::find(kMembers.begin(), kMembers.end(), v.blame->member) == kMembers.end())
     std::abort();
+  // Only a key round proves keys.
+  if (call == 1 && v.keys) std::abort();
 }
 
 }  // namespace
@@ -71,11 +86,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (auto log = decode_hidden_log(in)) {
     const auto again = encode_hidden_log(*log);
     if (again.size() != size || !std::equal(again.begin(), again.end(), data)) std::abort();
-    check(*log);
+    check(*log, 0);
   }
   if (size < 3) return 0;
-  const auto& base = honest_log();
   const std::uint8_t op = data[0];
+  const int call = (op & 64) != 0 ? 1 : 0;
+  const auto& base = honest().log[call];
   const std::size_t index =
       (static_cast<std::size_t>(data[1]) | (static_cast<std::size_t>(data[2]) << 8)) % base.size();
   const std::span<const std::uint8_t> rest = in.subspan(3);
@@ -106,6 +122,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       log.erase(log.begin() + static_cast<std::ptrdiff_t>(index));
       break;
   }
-  check(log);
+  check(log, call);
   return 0;
 }
