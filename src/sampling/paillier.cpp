@@ -341,6 +341,7 @@ PaillierKey PaillierKey::from_primes(const BigInt& p, const BigInt& q, Rng& rng)
     BigInt hn;
     mpz_powm(hn.get(), k.pub_.h().get(), n.get(), k.pub_.n2().get());
     k.own_enc_ = std::make_shared<const PaillierOwnEnc>(k.p_, k.q_, hn, PaillierPublic::kExpBits);
+    k.own_dec_ = std::make_shared<const PaillierOwnDec>(k.p_, k.q_, k.hp_, k.hq_);
   }
   return k;
 }
@@ -356,6 +357,12 @@ BigInt PaillierKey::encrypt_own(const BigInt& m, const BigInt& alpha, unsigned a
 }
 
 BigInt PaillierKey::decrypt(const BigInt& c) const {
+  if (own_dec_ && mpz_sgn(c.get()) >= 0 && mpz_cmp(c.get(), pub_.n2().get()) < 0)
+    return own_dec_->decrypt(c);
+  return decrypt_variable_time(c);
+}
+
+BigInt PaillierKey::decrypt_variable_time(const BigInt& c) const {
   BigInt mp, mq, e, t;
   for (int side = 0; side < 2; ++side) {
     const BigInt& pr = side == 0 ? p_ : q_;

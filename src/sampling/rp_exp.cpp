@@ -4,6 +4,7 @@
 #include <sodium.h>
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 #include "gopa/check.hpp"
@@ -312,6 +313,169 @@ BigInt mul_pow_sec(const FixedBaseSec& base, const BigInt& e, unsigned bits,
   BigInt r = import_limbs(out.data(), un);
   sodium_memzero(out.data(), out.size() * sizeof(mp_limb_t));
   return r;
+}
+
+// ---------------------------------------------------------------- PaillierOwnDec
+
+namespace {
+// v·R² mod m as limbs (construction only; variable time on the owner's values).
+std::vector<mp_limb_t> times_r2(const BigInt& v, const rp_detail::Mont& mo) {
+  BigInt x;
+  mpz_mul_2exp(x.get(), v.get(), static_cast<mp_bitcnt_t>(128 * mo.limbs.size()));
+  mpz_mod(x.get(), x.get(), mo.m.get());
+  std::vector<mp_limb_t> out(mo.limbs.size());
+  limbs_of(x, out.data(), mo.n());
+  return out;
+}
+
+// Montgomery product a·b·R^(−1) mod m, fully reduced when a·b < R·m (one conditional
+// subtraction).
+void mont_mul_reduced(mp_limb_t* out, const mp_limb_t* a, const mp_limb_t* b,
+                      const rp_detail::Mont& mo, mp_limb_t* t, mp_limb_t* tmp,
+                      mp_limb_t* scratch) {
+  const mp_size_t n = mo.n();
+  mpn_sec_mul(t, a, n, b, n, scratch);
+  redc(out, t, mo.limbs.data(), n, mo.minv);
+  const mp_limb_t borrow = mpn_sub_n(tmp, out, mo.limbs.data(), n);
+  mpn_cnd_swap(borrow ^ 1, out, tmp, n);
+}
+}  // namespace
+
+PaillierOwnDec::PaillierOwnDec(const BigInt& p, const BigInt& q, const BigInt& hp, const BigInt& hq) {
+  GOPA_CHECK(mpz_size(p.get()) == mpz_size(q.get()) && !(p == q), "two primes of one limb count");
+  for (auto [sd, pr, hv] : {std::tuple{&p_, &p, &hp}, std::tuple{&q_, &q, &hq}}) {
+    sd->pr = *pr;
+    mpz_mul(sd->pr2.get(), pr->get(), pr->get());
+    BigInt pm1;
+    mpz_sub_ui(pm1.get(), pr->get(), 1);
+    sd->pm1_bits = static_cast<unsigned>(pm1.bits());
+    // One zero limb past the top, for windows that straddle it.
+    sd->pm1.assign(mpz_size(pm1.get()) + 1, 0);
+    limbs_of(pm1, sd->pm1.data(), static_cast<mp_size_t>(mpz_size(pm1.get())));
+    sd->m1 = rp_detail::Mont(*pr);
+    sd->m2 = rp_detail::Mont(sd->pr2);
+    BigInt inv, two_k;
+    mpz_setbit(two_k.get(), static_cast<mp_bitcnt_t>(64 * sd->m2.limbs.size()));
+    GOPA_CHECK(mpz_invert(inv.get(), pr->get(), two_k.get()) != 0, "an odd prime");
+    sd->pinv.resize(sd->m2.limbs.size());
+    limbs_of(inv, sd->pinv.data(), sd->m2.n());
+    sd->h_r2 = times_r2(*hv, sd->m1);
+  }
+  BigInt qinv;
+  GOPA_CHECK(mpz_invert(qinv.get(), q.get(), p.get()) != 0, "q invertible mod p");
+  qinv_r2_ = times_r2(qinv, p_.m1);
+  q_limbs_.resize(p_.m1.limbs.size());
+  limbs_of(q, q_limbs_.data(), p_.m1.n());
+}
+
+PaillierOwnDec::~PaillierOwnDec() {
+  for (Side* sd : {&p_, &q_})
+    for (auto* v : {&sd->pinv, &sd->h_r2, &sd->pm1, &sd->m1.limbs, &sd->m2.limbs})
+      sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  sodium_memzero(qinv_r2_.data(), qinv_r2_.size() * sizeof(mp_limb_t));
+}
+
+void PaillierOwnDec::for_each_secret(void (*mark)(const void*, std::size_t)) const {
+  const auto limbs = [&](const std::vector<mp_limb_t>& v) { mark(v.data(), v.size() * sizeof(mp_limb_t)); };
+  for (const Side* sd : {&p_, &q_}) {
+    for (const rp_detail::Mont* mo : {&sd->m1, &sd->m2}) {
+      limbs(mo->limbs);
+      limbs(mo->one);
+      limbs(mo->r2);
+      mark(&mo->minv, sizeof mo->minv);
+    }
+    limbs(sd->pm1);
+    limbs(sd->pinv);
+    limbs(sd->h_r2);
+  }
+  limbs(qinv_r2_);
+  limbs(q_limbs_);
+}
+
+void PaillierOwnDec::side(const Side& sd, const BigInt& c, mp_limb_t* out) const {
+  const rp_detail::Mont& m2 = sd.m2;
+  const mp_size_t n2 = m2.n();
+  const auto u2 = static_cast<std::size_t>(n2);
+  const mp_size_t n1 = sd.m1.n();
+  const auto u1 = static_cast<std::size_t>(n1);
+  GOPA_CHECK(mpz_sgn(c.get()) >= 0 && mpz_size(c.get()) <= 2 * u2, "a ciphertext below N²");
+  const auto itch = static_cast<std::size_t>(
+      std::max({mpn_sec_mul_itch(n2, n2), mpn_sec_sqr_itch(n2), mpn_sec_sub_1_itch(n2),
+                mpn_sec_mul_itch(n1, n1)}));
+  std::vector<mp_limb_t> t(2 * u2, 0), a(u2), b(u2), tmp(u2), scratch(itch);
+  // c mod p²: c·R^(−1) (c < N² < R²), then ·R²·R^(−1), one conditional subtraction.
+  for (std::size_t i = 0; i < mpz_size(c.get()); ++i)
+    t[i] = mpz_getlimbn(c.get(), static_cast<mp_size_t>(i));
+  redc(a.data(), t.data(), m2.limbs.data(), n2, m2.minv);
+  mont_mul_reduced(b.data(), a.data(), m2.r2.data(), m2, t.data(), tmp.data(), scratch.data());
+  // c^(p−1) mod p²: a fixed-window exponentiation in Montgomery form (w = 4: squarings,
+  // mpn_sec_tabselect, mpn_sec_mul, branch-free reductions). GMP's mpn_sec_powm would read
+  // tables indexed by the modulus's low and top bits (binvert_limb, invert_limb).
+  constexpr unsigned w = 4;
+  constexpr std::size_t entries = std::size_t{1} << w;
+  std::vector<mp_limb_t> tab(entries * u2), sel(u2), acc(u2);
+  std::copy(m2.one.begin(), m2.one.end(), tab.begin());
+  mont_mul_reduced(tab.data() + u2, b.data(), m2.r2.data(), m2, t.data(), tmp.data(), scratch.data());
+  for (std::size_t d = 2; d < entries; ++d) {
+    mpn_sec_mul(t.data(), tab.data() + (d - 1) * u2, n2, tab.data() + u2, n2, scratch.data());
+    redc(tab.data() + d * u2, t.data(), m2.limbs.data(), n2, m2.minv);
+  }
+  std::copy(m2.one.begin(), m2.one.end(), acc.begin());
+  const std::size_t windows = ceil_div(sd.pm1_bits, w);
+  for (std::size_t j = windows; j-- > 0;) {
+    for (unsigned k = 0; k < w; ++k) {
+      mpn_sec_sqr(t.data(), acc.data(), n2, scratch.data());
+      redc(acc.data(), t.data(), m2.limbs.data(), n2, m2.minv);
+    }
+    mpn_sec_tabselect(sel.data(), tab.data(), n2, static_cast<mp_size_t>(entries),
+                      static_cast<mp_size_t>(digit_at(sd.pm1.data(), j * w, w)));
+    mpn_sec_mul(t.data(), acc.data(), n2, sel.data(), n2, scratch.data());
+    redc(acc.data(), t.data(), m2.limbs.data(), n2, m2.minv);
+  }
+  m2.from_mont(a.data(), acc.data(), t.data(), tmp.data());
+  for (auto* v : {&tab, &sel, &acc}) sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  // L = (x − 1)/p, exact when x ≡ 1 mod p: (x − 1)·p^(−1) mod 2^(64·n2), then its low n1 limbs.
+  mpn_sec_sub_1(b.data(), a.data(), n2, 1, scratch.data());
+  mpn_sec_mul(t.data(), b.data(), n2, sd.pinv.data(), n2, scratch.data());
+  // L·h_p mod p: L < p, a product with h_p·R1² (below R1·p), reduced.
+  std::vector<mp_limb_t> l(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(u1)), t1(2 * u1),
+      tmp1(u1);
+  mont_mul_reduced(out, l.data(), sd.h_r2.data(), sd.m1, t1.data(), tmp1.data(), scratch.data());
+  // out = L·h_p·R1 mod p: from Montgomery form.
+  sd.m1.from_mont(tmp1.data(), out, t1.data(), l.data());
+  std::copy(tmp1.begin(), tmp1.end(), out);
+  for (auto* v : {&t, &a, &b, &tmp, &scratch, &l, &t1, &tmp1})
+    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+}
+
+void PaillierOwnDec::decrypt_limbs(const BigInt& c, mp_limb_t* out) const {
+  const rp_detail::Mont& m1 = p_.m1;
+  const mp_size_t n = m1.n();
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<mp_limb_t> mp(un), mq(un), a(un), b(un), h(un), t(2 * un), tmp(un), mq_wide(2 * un, 0);
+  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+  side(p_, c, mp.data());
+  side(q_, c, mq.data());
+  // Garner: m = m_q + q·((m_p − m_q)·q^(−1) mod p), with m_p·R^(−1), m_q·R^(−1) mod p (m_q < q
+  // < R), their difference, then a product with q^(−1)·R².
+  m1.from_mont(a.data(), mp.data(), t.data(), tmp.data());
+  m1.from_mont(b.data(), mq.data(), t.data(), tmp.data());
+  const mp_limb_t borrow = mpn_sub_n(a.data(), a.data(), b.data(), n);
+  mpn_cnd_add_n(borrow, a.data(), a.data(), m1.limbs.data(), n);
+  mont_mul_reduced(h.data(), a.data(), qinv_r2_.data(), m1, t.data(), tmp.data(), scratch.data());
+  mpn_sec_mul(out, q_limbs_.data(), n, h.data(), n, scratch.data());
+  std::copy(mq.begin(), mq.end(), mq_wide.begin());
+  mpn_add_n(out, out, mq_wide.data(), 2 * n);  // < N: no carry
+  for (auto* v : {&mp, &mq, &a, &b, &h, &t, &tmp, &mq_wide, &scratch})
+    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+}
+
+BigInt PaillierOwnDec::decrypt(const BigInt& c) const {
+  std::vector<mp_limb_t> m(plaintext_limbs());
+  decrypt_limbs(c, m.data());
+  BigInt out = import_limbs(m.data(), m.size());
+  sodium_memzero(m.data(), m.size() * sizeof(mp_limb_t));
+  return out;
 }
 
 // ---------------------------------------------------------------- PaillierOwnEnc

@@ -141,6 +141,41 @@ class PaillierOwnEnc {
   std::vector<mp_limb_t> q2_;    // q²
 };
 
+// CRT decryption by the key's owner, constant time in p and q and in the plaintext: c mod p²
+// and mod q² by Montgomery reductions, c^(p−1) with mpn_sec_powm, the exact division by p by a
+// product with p^(−1) mod 2^(64·limbs), the products mod p and the recombination (Garner) with
+// mpn_sec_mul and branch-free reductions. Primes of one limb count.
+class PaillierOwnDec {
+ public:
+  PaillierOwnDec(const BigInt& p, const BigInt& q, const BigInt& hp, const BigInt& hq);
+  ~PaillierOwnDec();
+  PaillierOwnDec(const PaillierOwnDec&) = delete;
+  PaillierOwnDec& operator=(const PaillierOwnDec&) = delete;
+  // The plaintext of a ciphertext 0 ≤ c < N² (public), in [0, N).
+  [[nodiscard]] BigInt decrypt(const BigInt& c) const;
+  // The same as 2·(limbs of p) limbs, not normalized into an mpz (whose size would depend on
+  // the plaintext's leading zero limbs): what the constant-time validation checks.
+  void decrypt_limbs(const BigInt& c, mp_limb_t* out) const;
+  [[nodiscard]] std::size_t plaintext_limbs() const noexcept { return 2 * p_.m1.limbs.size(); }
+  // Every value derived from p and q, for the constant-time validation build.
+  void for_each_secret(void (*mark)(const void*, std::size_t)) const;
+
+ private:
+  struct Side {
+    BigInt pr, pr2;                   // p, p² (construction)
+    std::vector<mp_limb_t> pm1;       // p − 1
+    unsigned pm1_bits = 0;
+    rp_detail::Mont m1, m2;           // mod p, mod p²
+    std::vector<mp_limb_t> pinv;      // p^(−1) mod 2^(64·limbs of p²)
+    std::vector<mp_limb_t> h_r2;      // h_p·R1² mod p: a product with it multiplies by h_p·R1
+  };
+  // L_p(c^(p−1) mod p²)·h_p mod p as the limbs of p.
+  void side(const Side& sd, const BigInt& c, mp_limb_t* out) const;
+  Side p_, q_;
+  std::vector<mp_limb_t> qinv_r2_;  // q^(−1)·R1² mod p
+  std::vector<mp_limb_t> q_limbs_;
+};
+
 // The same with bits_i = max_bits of base i.
 [[nodiscard]] BigInt multi_pow_sec(std::span<const FixedBaseSec* const> bases,
                                    std::span<const BigInt> exps);

@@ -54,6 +54,17 @@ TEST_CASE("paillier: constant-time encryption agrees with the public-exponent on
       CHECK(c == pk.encrypt_public(m, alpha));
       CHECK(k.decrypt(c) == m);
     }
+    // The constant-time decryption agrees with GMP's on ciphertexts and on any unit mod N²
+    // (1, N² − 1); values that share a factor with N (0, p) decrypt to something in [0, N),
+    // without failing (no ciphertext is such a value unless its sender knows p).
+    for (const auto& [m, alpha] : cases) {
+      const BigInt c = pk.encrypt(m, alpha);
+      CHECK(k.decrypt(c) == k.decrypt_variable_time(c));
+    }
+    BigInt n2m1 = pk.n2();
+    mpz_sub_ui(n2m1.get(), n2m1.get(), 1);
+    for (const BigInt& unit : {BigInt(1), n2m1}) CHECK(k.decrypt(unit) == k.decrypt_variable_time(unit));
+    for (const BigInt& bad : {BigInt(0), k.p()}) CHECK(mpz_cmp(k.decrypt(bad).get(), pk.n().get()) < 0);
     // The owner's CRT encryption gives the same ciphertexts.
     for (const auto& [m, alpha] : cases) CHECK(k.encrypt_own(m, alpha, PaillierPublic::kExpBits) == pk.encrypt(m, alpha));
     // The declared width of the randomness: 256 bits for ciphertexts.

@@ -30,6 +30,7 @@ namespace gopa::sampling {
 
 class FixedBaseSec;    // src/sampling/rp_exp.hpp
 class PaillierOwnEnc;  // src/sampling/rp_exp.hpp
+class PaillierOwnDec;  // src/sampling/rp_exp.hpp
 
 // A move-friendly RAII wrapper over mpz_t (cleared with zeroing on destruction).
 class BigInt {
@@ -122,7 +123,12 @@ class PaillierKey {
   // The secret factors (N = p·q), for the key proofs.
   [[nodiscard]] const BigInt& p() const noexcept { return p_; }
   [[nodiscard]] const BigInt& q() const noexcept { return q_; }
+  // Constant time in p, q and the plaintext for 0 ≤ c < N² (PaillierOwnDec: CRT, mpz_powm_sec,
+  // Montgomery reductions); other inputs and keys with primes of different limb counts take
+  // decrypt_variable_time.
   [[nodiscard]] BigInt decrypt(const BigInt& c) const;
+  // GMP's mpz functions (the exponent p − 1 through mpz_powm_sec): tests compare the two.
+  [[nodiscard]] BigInt decrypt_variable_time(const BigInt& c) const;
   // pub().encrypt(m, alpha, alpha_bits), computed by the key's owner with CRT mod p² and q²:
   // the same ciphertext, constant time as well, in about half the time.
   [[nodiscard]] BigInt encrypt_own(const BigInt& m, const BigInt& alpha, unsigned alpha_bits) const;
@@ -132,6 +138,7 @@ class PaillierKey {
   PaillierPublic pub_;
   BigInt p_, q_, p2_, q2_, hp_, hq_, qinv_p_;  // CRT data
   std::shared_ptr<const PaillierOwnEnc> own_enc_;  // CRT encryption (primes of one size)
+  std::shared_ptr<const PaillierOwnDec> own_dec_;  // constant-time CRT decryption (the same)
 };
 
 }  // namespace gopa::sampling
