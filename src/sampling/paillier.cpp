@@ -338,9 +338,8 @@ PaillierKey PaillierKey::from_primes(const BigInt& p, const BigInt& q, Rng& rng)
   GOPA_CHECK(mpz_invert(k.qinv_p_.get(), k.q_.get(), k.p_.get()) != 0, "q invertible mod p");
   // CRT encryption needs p² and q² of one limb count (keys from generate() always have it).
   if (mpz_size(k.p2_.get()) == mpz_size(k.q2_.get()) && !(k.p_ == k.q_)) {
-    BigInt hn;
-    mpz_powm(hn.get(), k.pub_.h().get(), n.get(), k.pub_.n2().get());
-    k.own_enc_ = std::make_shared<const PaillierOwnEnc>(k.p_, k.q_, hn, PaillierPublic::kExpBits);
+    k.own_enc_ =
+        std::make_shared<const PaillierOwnEnc>(k.p_, k.q_, k.pub_.hn(), PaillierPublic::kExpBits);
     k.own_dec_ = std::make_shared<const PaillierOwnDec>(k.p_, k.q_, k.hp_, k.hq_);
   }
   return k;

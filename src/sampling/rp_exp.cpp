@@ -81,6 +81,14 @@ void Mont::from_mont(mp_limb_t* out, const mp_limb_t* a, mp_limb_t* t, mp_limb_t
   mpn_cnd_swap(borrow ^ 1, out, tmp, n());
 }
 
+void Mont::mul_reduced(mp_limb_t* out, const mp_limb_t* a, const mp_limb_t* b, mp_limb_t* t,
+                       mp_limb_t* tmp, mp_limb_t* scratch) const {
+  mpn_sec_mul(t, a, n(), b, n(), scratch);
+  redc(out, t, limbs.data(), n(), minv);
+  const mp_limb_t borrow = mpn_sub_n(tmp, out, limbs.data(), n());
+  mpn_cnd_swap(borrow ^ 1, out, tmp, n());
+}
+
 void Mont::power_rows(const BigInt& g, unsigned w, std::size_t rows, mp_limb_t* tab,
                       std::size_t stride) const {
   const auto un = limbs.size();
@@ -111,35 +119,8 @@ FixedBaseVar::FixedBaseVar(const BigInt& g, const Mont& mont, unsigned max_bits,
   mont.power_rows(g, w_, windows_, tab_.data(), entries * un);
 }
 
-void FixedBaseVar::mul_pow(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
-                           mp_limb_t* t) const {
-  GOPA_CHECK(mpz_sgn(e.get()) >= 0 && e.bits() <= max_bits_, "exponent within the table");
-  const mp_size_t n = mont.n();
-  const auto un = static_cast<std::size_t>(n);
-  const std::size_t entries = (std::size_t{1} << w_) - 1;
-  const std::size_t windows = ceil_div(e.bits(), w_);
-  const mp_limb_t mask = (mp_limb_t{1} << w_) - 1;
-  for (std::size_t i = 0; i < windows; ++i) {
-    const std::size_t bit = i * w_;
-    const auto lo = static_cast<mp_size_t>(bit / 64);
-    const unsigned sh = static_cast<unsigned>(bit % 64);
-    mp_limb_t d = mpz_getlimbn(e.get(), lo) >> sh;
-    if (sh + w_ > 64) d |= mpz_getlimbn(e.get(), lo + 1) << (64 - sh);
-    d &= mask;
-    if (d == 0) continue;
-    const mp_limb_t* entry = &tab_[(i * entries + (d - 1)) * un];
-    if (!*started) {
-      std::copy(entry, entry + un, acc);
-      *started = true;
-    } else {
-      mpn_mul_n(t, acc, entry, n);
-      redc(acc, t, mont.limbs.data(), n, mont.minv);
-    }
-  }
-}
-
-void FixedBaseVar::mul_pow_ct(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
-                              mp_limb_t* t, mp_limb_t* scratch) const {
+void FixedBaseVar::walk(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
+                        mp_limb_t* t, bool sec, mp_limb_t* scratch) const {
   GOPA_CHECK(mpz_sgn(e.get()) >= 0 && e.bits() <= max_bits_, "exponent within the table");
   const mp_size_t n = mont.n();
   const auto un = static_cast<std::size_t>(n);
@@ -158,11 +139,24 @@ void FixedBaseVar::mul_pow_ct(mp_limb_t* acc, bool* started, const BigInt& e, co
     if (!*started) {
       std::copy(entry, entry + un, acc);
       *started = true;
-    } else {
-      mpn_sec_mul(t, acc, n, entry, n, scratch);
-      redc(acc, t, mont.limbs.data(), n, mont.minv);
+      continue;
     }
+    if (sec)
+      mpn_sec_mul(t, acc, n, entry, n, scratch);
+    else
+      mpn_mul_n(t, acc, entry, n);
+    redc(acc, t, mont.limbs.data(), n, mont.minv);
   }
+}
+
+void FixedBaseVar::mul_pow(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
+                           mp_limb_t* t) const {
+  walk(acc, started, e, mont, t, false, nullptr);
+}
+
+void FixedBaseVar::mul_pow_ct(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont,
+                              mp_limb_t* t, mp_limb_t* scratch) const {
+  walk(acc, started, e, mont, t, true, scratch);
 }
 
 }  // namespace rp_detail
@@ -295,10 +289,7 @@ void mul_pow_sec_limbs(const FixedBaseSec& base, const BigInt& e, unsigned bits,
   redc(xr.data(), t.data(), mo.limbs.data(), n, mo.minv);
   mpn_sec_mul(t.data(), xr.data(), n, acc.data(), n, scratch.data());
   redc(y.data(), t.data(), mo.limbs.data(), n, mo.minv);
-  mpn_sec_mul(t.data(), y.data(), n, mo.r2.data(), n, scratch.data());
-  redc(out, t.data(), mo.limbs.data(), n, mo.minv);
-  const mp_limb_t borrow = mpn_sub_n(tmp.data(), out, mo.limbs.data(), n);
-  mpn_cnd_swap(borrow ^ 1, out, tmp.data(), n);
+  mo.mul_reduced(out, y.data(), mo.r2.data(), t.data(), tmp.data(), scratch.data());
   for (auto* v : {&acc, &t, &xr, &y, &tmp, &scratch})
     sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
 }
@@ -328,16 +319,26 @@ std::vector<mp_limb_t> times_r2(const BigInt& v, const rp_detail::Mont& mo) {
   return out;
 }
 
-// Montgomery product a·b·R^(−1) mod m, fully reduced when a·b < R·m (one conditional
-// subtraction).
-void mont_mul_reduced(mp_limb_t* out, const mp_limb_t* a, const mp_limb_t* b,
-                      const rp_detail::Mont& mo, mp_limb_t* t, mp_limb_t* tmp,
-                      mp_limb_t* scratch) {
-  const mp_size_t n = mo.n();
-  mpn_sec_mul(t, a, n, b, n, scratch);
-  redc(out, t, mo.limbs.data(), n, mo.minv);
-  const mp_limb_t borrow = mpn_sub_n(tmp, out, mo.limbs.data(), n);
-  mpn_cnd_swap(borrow ^ 1, out, tmp, n);
+// Garner's recombination, constant time: out (2n limbs) = v_b + b·((v_a − v_b)·b^(−1) mod a)
+// for residues v_a < a and v_b < b < R of one value below a·b, mod_a the Montgomery context of
+// a (n limbs), binv_r2 = b^(−1)·R² mod a and b_limbs = b: v_a·R^(−1) and v_b·R^(−1) mod a, their
+// difference mod a, a product with b^(−1)·R², then one product and one addition (no carry).
+void garner(const rp_detail::Mont& mod_a, const mp_limb_t* v_a, const mp_limb_t* v_b,
+            const mp_limb_t* binv_r2, const mp_limb_t* b_limbs, mp_limb_t* out) {
+  const mp_size_t n = mod_a.n();
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<mp_limb_t> a(un), b(un), h(un), t(2 * un), tmp(un), vb_wide(2 * un, 0);
+  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+  mod_a.from_mont(a.data(), v_a, t.data(), tmp.data());
+  mod_a.from_mont(b.data(), v_b, t.data(), tmp.data());
+  const mp_limb_t borrow = mpn_sub_n(a.data(), a.data(), b.data(), n);
+  mpn_cnd_add_n(borrow, a.data(), a.data(), mod_a.limbs.data(), n);
+  mod_a.mul_reduced(h.data(), a.data(), binv_r2, t.data(), tmp.data(), scratch.data());
+  mpn_sec_mul(out, b_limbs, n, h.data(), n, scratch.data());
+  std::copy(v_b, v_b + un, vb_wide.begin());
+  mpn_add_n(out, out, vb_wide.data(), 2 * n);
+  for (auto* v : {&a, &b, &h, &t, &tmp, &vb_wide, &scratch})
+    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
 }
 }  // namespace
 
@@ -407,7 +408,7 @@ void PaillierOwnDec::side(const Side& sd, const BigInt& c, mp_limb_t* out) const
   for (std::size_t i = 0; i < mpz_size(c.get()); ++i)
     t[i] = mpz_getlimbn(c.get(), static_cast<mp_size_t>(i));
   redc(a.data(), t.data(), m2.limbs.data(), n2, m2.minv);
-  mont_mul_reduced(b.data(), a.data(), m2.r2.data(), m2, t.data(), tmp.data(), scratch.data());
+  m2.mul_reduced(b.data(), a.data(), m2.r2.data(), t.data(), tmp.data(), scratch.data());
   // c^(p−1) mod p²: a fixed-window exponentiation in Montgomery form (w = 4: squarings,
   // mpn_sec_tabselect, mpn_sec_mul, branch-free reductions). GMP's mpn_sec_powm would read
   // tables indexed by the modulus's low and top bits (binvert_limb, invert_limb).
@@ -415,7 +416,7 @@ void PaillierOwnDec::side(const Side& sd, const BigInt& c, mp_limb_t* out) const
   constexpr std::size_t entries = std::size_t{1} << w;
   std::vector<mp_limb_t> tab(entries * u2), sel(u2), acc(u2);
   std::copy(m2.one.begin(), m2.one.end(), tab.begin());
-  mont_mul_reduced(tab.data() + u2, b.data(), m2.r2.data(), m2, t.data(), tmp.data(), scratch.data());
+  m2.mul_reduced(tab.data() + u2, b.data(), m2.r2.data(), t.data(), tmp.data(), scratch.data());
   for (std::size_t d = 2; d < entries; ++d) {
     mpn_sec_mul(t.data(), tab.data() + (d - 1) * u2, n2, tab.data() + u2, n2, scratch.data());
     redc(tab.data() + d * u2, t.data(), m2.limbs.data(), n2, m2.minv);
@@ -440,7 +441,7 @@ void PaillierOwnDec::side(const Side& sd, const BigInt& c, mp_limb_t* out) const
   // L·h_p mod p: L < p, a product with h_p·R1² (below R1·p), reduced.
   std::vector<mp_limb_t> l(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(u1)), t1(2 * u1),
       tmp1(u1);
-  mont_mul_reduced(out, l.data(), sd.h_r2.data(), sd.m1, t1.data(), tmp1.data(), scratch.data());
+  sd.m1.mul_reduced(out, l.data(), sd.h_r2.data(), t1.data(), tmp1.data(), scratch.data());
   // out = L·h_p·R1 mod p: from Montgomery form.
   sd.m1.from_mont(tmp1.data(), out, t1.data(), l.data());
   std::copy(tmp1.begin(), tmp1.end(), out);
@@ -449,25 +450,13 @@ void PaillierOwnDec::side(const Side& sd, const BigInt& c, mp_limb_t* out) const
 }
 
 void PaillierOwnDec::decrypt_limbs(const BigInt& c, mp_limb_t* out) const {
-  const rp_detail::Mont& m1 = p_.m1;
-  const mp_size_t n = m1.n();
-  const auto un = static_cast<std::size_t>(n);
-  std::vector<mp_limb_t> mp(un), mq(un), a(un), b(un), h(un), t(2 * un), tmp(un), mq_wide(2 * un, 0);
-  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+  const auto un = p_.m1.limbs.size();
+  std::vector<mp_limb_t> mp(un), mq(un);
   side(p_, c, mp.data());
   side(q_, c, mq.data());
-  // Garner: m = m_q + q·((m_p − m_q)·q^(−1) mod p), with m_p·R^(−1), m_q·R^(−1) mod p (m_q < q
-  // < R), their difference, then a product with q^(−1)·R².
-  m1.from_mont(a.data(), mp.data(), t.data(), tmp.data());
-  m1.from_mont(b.data(), mq.data(), t.data(), tmp.data());
-  const mp_limb_t borrow = mpn_sub_n(a.data(), a.data(), b.data(), n);
-  mpn_cnd_add_n(borrow, a.data(), a.data(), m1.limbs.data(), n);
-  mont_mul_reduced(h.data(), a.data(), qinv_r2_.data(), m1, t.data(), tmp.data(), scratch.data());
-  mpn_sec_mul(out, q_limbs_.data(), n, h.data(), n, scratch.data());
-  std::copy(mq.begin(), mq.end(), mq_wide.begin());
-  mpn_add_n(out, out, mq_wide.data(), 2 * n);  // < N: no carry
-  for (auto* v : {&mp, &mq, &a, &b, &h, &t, &tmp, &mq_wide, &scratch})
-    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  // m = m_q + q·((m_p − m_q)·q^(−1) mod p) (m_q < q < R): below N.
+  garner(p_.m1, mp.data(), mq.data(), qinv_r2_.data(), q_limbs_.data(), out);
+  for (auto* v : {&mp, &mq}) sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
 }
 
 BigInt PaillierOwnDec::decrypt(const BigInt& c) const {
@@ -507,32 +496,16 @@ PaillierOwnEnc::~PaillierOwnEnc() {
 }
 
 BigInt PaillierOwnEnc::encrypt(std::span<const mp_limb_t> x, const BigInt& alpha, unsigned bits) const {
-  const mp_size_t n = mod_p2_.n();
-  const auto un = static_cast<std::size_t>(n);
-  std::vector<mp_limb_t> cp(un), cq(un), a(un), b(un), t(2 * un), tmp(un), h(un), c(2 * un),
-      cq_wide(2 * un, 0);
-  std::vector<mp_limb_t> scratch(static_cast<std::size_t>(mpn_sec_mul_itch(n, n)));
+  const auto un = mod_p2_.limbs.size();
+  std::vector<mp_limb_t> cp(un), cq(un), c(2 * un);
   mul_pow_sec_limbs(*hn_p2_, alpha, bits, x, cp.data());
   mul_pow_sec_limbs(*hn_q2_, alpha, bits, x, cq.data());
-  // c = c_q + q²·((c_p − c_q)·(q²)^(−1) mod p²) (Garner): c_p·R^(−1) and c_q·R^(−1) mod p²
-  // (both below R: one reduction each, fully reduced), their difference mod p², then the
-  // product with (q²)^(−1)·R² (below 2p²: one conditional subtraction).
-  mod_p2_.from_mont(a.data(), cp.data(), t.data(), tmp.data());
-  mod_p2_.from_mont(b.data(), cq.data(), t.data(), tmp.data());
-  const mp_limb_t borrow = mpn_sub_n(a.data(), a.data(), b.data(), n);
-  mpn_cnd_add_n(borrow, a.data(), a.data(), mod_p2_.limbs.data(), n);
-  mpn_sec_mul(t.data(), a.data(), n, u_r2_.data(), n, scratch.data());
-  redc(h.data(), t.data(), mod_p2_.limbs.data(), n, mod_p2_.minv);
-  const mp_limb_t b2 = mpn_sub_n(tmp.data(), h.data(), mod_p2_.limbs.data(), n);
-  mpn_cnd_swap(b2 ^ 1, h.data(), tmp.data(), n);
-  mpn_sec_mul(c.data(), q2_.data(), n, h.data(), n, scratch.data());
-  std::copy(cq.begin(), cq.end(), cq_wide.begin());
-  mpn_add_n(c.data(), c.data(), cq_wide.data(), 2 * n);  // < N²: no carry
+  // c = c_q + q²·((c_p − c_q)·(q²)^(−1) mod p²): below N².
+  garner(mod_p2_, cp.data(), cq.data(), u_r2_.data(), q2_.data(), c.data());
   // The ciphertext is public; mpz normalizes it.
   gopa_declassify(c.data(), c.size() * sizeof(mp_limb_t));
   BigInt out = import_limbs(c.data(), c.size());
-  for (auto* v : {&cp, &cq, &a, &b, &t, &tmp, &h, &c, &cq_wide, &scratch})
-    sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
+  for (auto* v : {&cp, &cq, &c}) sodium_memzero(v->data(), v->size() * sizeof(mp_limb_t));
   return out;
 }
 
@@ -619,10 +592,7 @@ mp_limb_t RpOwnerCheck::diff_mod(const Prime& pr, const BigInt& z, const BigInt&
   for (std::size_t i = 0; i < mpz_size(rhs.get()); ++i)
     wide[i] = mpz_getlimbn(rhs.get(), static_cast<mp_size_t>(i));
   redc(x.data(), wide.data(), mo.limbs.data(), n, mo.minv);
-  mpn_sec_mul(t.data(), x.data(), n, mo.r2.data(), n, scratch.data());
-  redc(r.data(), t.data(), mo.limbs.data(), n, mo.minv);
-  const mp_limb_t borrow = mpn_sub_n(tmp.data(), r.data(), mo.limbs.data(), n);
-  mpn_cnd_swap(borrow ^ 1, r.data(), tmp.data(), n);
+  mo.mul_reduced(r.data(), x.data(), mo.r2.data(), t.data(), tmp.data(), scratch.data());
   mp_limb_t diff = 0;
   for (std::size_t i = 0; i < un; ++i) diff |= lhs[i] ^ r[i];
   // Values mod p would reveal p (a gcd with N̂): wiped.

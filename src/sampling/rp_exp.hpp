@@ -52,6 +52,11 @@ struct Mont {
   // a (n limbs, < R, Montgomery form) into [0, m): one reduction, then one conditional
   // subtraction, branch-free. t: 2n limbs, tmp: n limbs of scratch (tmp may be a).
   void from_mont(mp_limb_t* out, const mp_limb_t* a, mp_limb_t* t, mp_limb_t* tmp) const;
+  // a·b·R^(−1) mod m for a, b of n limbs with a·b < R·m, fully reduced: mpn_sec_mul, one
+  // reduction, one conditional subtraction (branch-free). t: 2n limbs, tmp: n limbs, scratch:
+  // mpn_sec_mul_itch(n, n) limbs.
+  void mul_reduced(mp_limb_t* out, const mp_limb_t* a, const mp_limb_t* b, mp_limb_t* t,
+                   mp_limb_t* tmp, mp_limb_t* scratch) const;
   // Fixed-base rows of a public base g (public data, variable time): row i, at
   // tab + i·stride limbs, holds g^(d·2^(w·i))·R mod m for d = 1 … 2^w − 1, one after another.
   void power_rows(const BigInt& g, unsigned w, std::size_t rows, mp_limb_t* tab,
@@ -76,6 +81,9 @@ class FixedBaseVar {
   [[nodiscard]] const std::vector<mp_limb_t>& table() const noexcept { return tab_; }
 
  private:
+  // The walk over e's w-bit digits shared by mul_pow (mpn_mul_n) and mul_pow_ct (sec: mpn_sec_mul).
+  void walk(mp_limb_t* acc, bool* started, const BigInt& e, const Mont& mont, mp_limb_t* t,
+            bool sec, mp_limb_t* scratch) const;
   unsigned max_bits_ = 0, w_ = 0;
   std::size_t windows_ = 0;
   std::vector<mp_limb_t> tab_;

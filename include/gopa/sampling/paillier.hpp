@@ -93,6 +93,7 @@ class PaillierPublic {
   [[nodiscard]] bool valid(const BigInt& c) const;
   [[nodiscard]] const BigInt& n() const noexcept { return n_; }
   [[nodiscard]] const BigInt& h() const noexcept { return h_; }
+  [[nodiscard]] const BigInt& hn() const noexcept { return hn_; }  // h^N mod N²
   [[nodiscard]] std::size_t n_bits() const { return n_.bits(); }
   [[nodiscard]] std::size_t ciphertext_bytes() const { return (2 * n_bits() + 7) / 8; }
 
