@@ -1,0 +1,456 @@
+// Internal to gopa_protocol: one party's secrets and messages.
+#pragma once
+
+#include "run_internal.hpp"
+
+namespace gopa::protocol::detail {
+
+class Party {
+ public:
+  Party(std::uint32_t index, std::uint64_t seed, std::vector<std::uint64_t> input)
+      : index_(index),
+        sign_(SigningKey::from_seed(derive_key(seed, "gopa/sim/sign", index))),
+        box_(BoxKey::from_seed(derive_key(seed, "gopa/sim/box", index))),
+        rng_(std::make_unique<DeterministicRng>(derive_key(seed, "gopa/sim/rng", index))),
+        input_(std::move(input)) {}
+  // A party of its own process (run_party): every secret it draws comes from `secrets`, derived
+  // from its key file, the board and the session (party_secrets), one stream per step (step()).
+  Party(std::uint32_t index, const PartyKeys& keys, const Key32& secrets, std::vector<std::uint64_t> input)
+      : index_(index),
+        sign_(SigningKey::from_seed(keys.sign_seed)),
+        box_(BoxKey::from_seed(keys.box_seed)),
+        input_(std::move(input)),
+        secrets_(secrets),
+        derived_(true) {}
+  ~Party() { sodium_memzero(secrets_.data(), secrets_.size()); }
+  Party(const Party&) = delete;
+  Party& operator=(const Party&) = delete;
+
+  // Starts the random stream of one step of a party of its own process: a ChaCha20 stream keyed
+  // by BLAKE2b(key = secrets, "gopa/party/step/v1" ‖ label ‖ i ‖ context), so the same step on
+  // the same board state draws the same bytes after a restart, and distinct steps (each attempt
+  // of the joint randomness, each edge) draw independent ones (docs/protocol.md § Restarts). The
+  // simulation (run_session) keeps one stream from its seed and never calls this.
+  void step(std::string_view label, std::uint32_t i, std::span<const std::uint8_t> context) {
+    if (!derived_) return;
+    static constexpr std::string_view kDomain = "gopa/party/step/v1";
+    crypto_generichash_state st;
+    crypto_generichash_init(&st, secrets_.data(), secrets_.size(), 32);
+    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+    std::uint8_t le[4];
+    for (std::size_t b = 0; b < 4; ++b) le[b] = static_cast<std::uint8_t>(label.size() >> (8 * b));
+    crypto_generichash_update(&st, le, sizeof le);
+    crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
+    for (std::size_t b = 0; b < 4; ++b) le[b] = static_cast<std::uint8_t>(i >> (8 * b));
+    crypto_generichash_update(&st, le, sizeof le);
+    crypto_generichash_update(&st, context.data(), context.size());
+    Key32 seed{};
+    crypto_generichash_final(&st, seed.data(), seed.size());
+    rng_ = std::make_unique<DeterministicRng>(seed);
+    sodium_memzero(seed.data(), seed.size());
+  }
+  // The step of round 6, bound to y, the input and the neighbours: the commitments' blinders and
+  // proofs then follow from what they commit to, and a restart with another input draws others
+  // (and is refused before it posts: run_party).
+  void step_commitments(const Key32& y, const std::vector<std::uint32_t>& neighbours) {
+    Bytes context;
+    context.reserve(y.size() + 8 * input_.size() + 4 * neighbours.size());  // no reallocation: wiped once
+    context.insert(context.end(), y.begin(), y.end());
+    for (const std::uint64_t x : input_) {
+      for (std::size_t b = 0; b < 8; ++b) context.push_back(static_cast<std::uint8_t>(x >> (8 * b)));
+    }
+    for (const std::uint32_t w : neighbours) {
+      for (std::size_t b = 0; b < 4; ++b) context.push_back(static_cast<std::uint8_t>(w >> (8 * b)));
+    }
+    step("commitments", 0, context);
+    sodium_memzero(context.data(), context.size());
+  }
+  // Threads for the blocks of this party's proofs (1: the calling thread only).
+  void set_threads(unsigned threads) { threads_ = std::max(1U, threads); }
+  // A restarted party numbers its entries after those it posted before (docs/board.md: one
+  // entry per sequence number and sender).
+  void resume_sequence(std::uint64_t next) { sequence_ = std::max(sequence_, next); }
+
+  std::optional<CheatKind> cheat;
+  bool dropout = false;
+
+  RosterEntry roster_entry() const { return {sign_.public_key(), box_.public_key()}; }
+  std::uint32_t index() const { return index_; }
+
+  // A signed entry for this party (appended later, in a batch with the other parties').
+  // Signs an entry built elsewhere with this party's key and its next sequence number.
+  Bytes sign(Entry e) {
+    e.sequence = sequence_++;
+    return bulletin::sign_entry(e, sign_);
+  }
+
+  Bytes entry(const Bytes32& sid, std::uint32_t round, MessageType type, Bytes payload,
+              const PublicKey& recipient = {}) {
+    Entry e;
+    e.session_id = sid;
+    e.round = round;
+    e.type = type;
+    e.recipient = recipient;
+    e.sequence = sequence_++;
+    e.payload = std::move(payload);
+    if (cheat == CheatKind::signature && type == MessageType::masked_value) {
+      // Signed by another key, presented as ours: the board must refuse it.
+      const SigningKey other = SigningKey::generate();
+      Bytes wrong = bulletin::sign_entry(e, other);
+      e.signature = bulletin::decode_entry_unverified(wrong).value().signature;
+      e.sender = sign_.public_key();
+      return bulletin::encode_entry(e);
+    }
+    return bulletin::sign_entry(e, sign_);
+  }
+
+  // The signed entries of one message: one entry, or its chunks when it is longer than an entry.
+  std::vector<Bytes> entries(const Bytes32& sid, std::uint32_t round, MessageType type, Bytes payload) {
+    std::vector<Bytes> parts = chunk_payloads(std::move(payload));
+    if (parts.size() > 1 && chunk_posts) chunk_posts(index_, type, round, parts);  // test only
+    std::vector<Bytes> out;
+    for (Bytes& part : parts) out.push_back(entry(sid, round, type, std::move(part)));
+    return out;
+  }
+  std::function<void(std::uint32_t, MessageType, std::uint32_t, std::vector<Bytes>&)> chunk_posts;
+
+  SeedCommitMessage seed_commit(const Bytes32& sid, const SessionParams& p) {
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
+    rng_->fill(share_);
+    SeedCommitMessage m;
+    m.randomness_commitment = randomness_commitment(sid, 0, index_, share_);
+    const unsigned bits = noise_sampler(p).m;
+    const std::size_t count = noise_seed_count(p);
+    for (std::size_t i = 0; i < count; ++i) {
+      noise_seeds_.push_back(circuits::PrivateSeed::draw(bits, *rng_));
+      m.seed_commitments.push_back(noise_seeds_.back().commitment());
+    }
+    return m;
+  }
+  // A restart of the joint randomness: a fresh share, committed to for `attempt` ≥ 1.
+  SeedCommitMessage restart_commit(const Bytes32& sid, std::uint32_t attempt) {
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
+    rng_->fill(share_);
+    SeedCommitMessage m;
+    m.randomness_commitment = randomness_commitment(sid, attempt, index_, share_);
+    return m;
+  }
+  const Key32& share() const { return share_; }
+
+  Bytes seal_seed(const Bytes32& sid, std::uint32_t hi, const Key32& hi_box, const SessionParams& p) {
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
+    Seed32 seed{};
+    rng_->fill(seed);
+    edges_.emplace(hi, derive_edge_noise(seed, sid, index_, hi, p));
+    seeds_[hi] = seed;
+    Bytes sealed = seal_edge_seed(seed, sid, index_, hi, box_, hi_box, *rng_);
+    EdgeSeedMessage m{index_, hi, edge_seed_commitment(sid, index_, hi, seed), std::move(sealed)};
+    sodium_memzero(seed.data(), seed.size());
+    return m.encode();
+  }
+
+  // Opens a sealed seed from lo; false (a bad-box complaint is due) if it does not open to the
+  // seed lo committed to.
+  bool accept_seed(const Bytes32& sid, const EdgeSeedMessage& m, const Key32& lo_box, const SessionParams& p) {
+    auto seed = open_edge_seed(m.sealed, sid, m.lo, m.hi, box_, lo_box);
+    if (!seed || edge_seed_commitment(sid, m.lo, m.hi, *seed) != m.seed_commitment) return false;
+    edges_.emplace(m.lo, derive_edge_noise(*seed, sid, m.lo, m.hi, p));
+    seeds_[m.lo] = *seed;
+    sodium_memzero(seed->data(), seed->size());
+    return true;
+  }
+  void drop_edge(std::uint32_t w) {
+    edges_.erase(w);
+    seeds_.erase(w);
+  }
+  const Seed32* seed_with(std::uint32_t w) const {
+    auto it = seeds_.find(w);
+    return it == seeds_.end() ? nullptr : &it->second;
+  }
+
+  // Hidden noise: this party's share (and blinder) of coordinate j, at the sampler's precision.
+  void set_noise_share(std::uint32_t dim, std::uint32_t j, const Scalar& share, const Scalar& blinder) {
+    noise_share_.resize(dim);
+    noise_share_[j] = {share, blinder};
+  }
+  bool holds_noise_share() const {
+    return std::any_of(noise_share_.begin(), noise_share_.end(), [](const auto& x) { return x.has_value(); });
+  }
+  NoiseShareMessage noise_share_message(std::uint32_t dim) const {
+    NoiseShareMessage m;
+    for (std::uint32_t j = 0; j < dim; ++j) {
+      const bool has = j < noise_share_.size() && noise_share_[j];
+      m.shares.push_back(has ? noise_share_[j]->first : Scalar::zero());
+      m.blinders.push_back(has ? noise_share_[j]->second : Scalar::zero());
+    }
+    return m;
+  }
+
+  CommitMessage commitments(const Bytes32& sid, const SessionParams& p, const Key32& public_randomness) {
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
+    auto gens = domain_gens(p);
+    CommitMessage m;
+    std::vector<SecretScalar> values;
+    std::vector<Point> honest_commitments;
+    if (p.input_domain == InputDomain::l2_ball && cheat == CheatKind::range) {
+      // Leaves the ball by a little: x_0 raised just past the sphere through the other
+      // coordinates (‖x‖₂ slightly above C), kept consistent in X̂.
+      input_shift_ = Scalar::from_u64(just_outside_ball(p)) - input_scalar(p, input_[0]);
+    }
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      values.push_back(SecretScalar(input_scalar(p, input_[j]) + (j == 0 ? input_shift_ : Scalar::zero())));
+      input_blind_.push_back(SecretScalar::random(*rng_));
+      honest_commitments.push_back(commit(values.back(), input_blind_.back(), *gens));
+    }
+    if (p.input_domain == InputDomain::l2_ball) {
+      m.domain_proof = ball_proof(sid, p, values, honest_commitments, *gens);
+      m.inputs = honest_commitments;
+    } else {
+      box_proof(sid, p, values, honest_commitments, *gens, m);
+    }
+
+    for (const auto& [v, z] : edges_) {
+      m.neighbours.push_back(v);
+      m.edge_terms.push_back(edge_commitment(z, index_, v, *gens));
+      if (cheat == CheatKind::cancel && !cancel_shift_) {
+        // One unit of bias hidden in coordinate 0 of a pairwise term.
+        cancel_shift_ = {v, std::int64_t{1} << p.frac_bits};
+        m.edge_terms.back() += gens->Gi(1)[0] * scalar_from_signed(cancel_shift_->second);
+      }
+    }
+    const std::int64_t scale = std::int64_t{1} << noise_shift(p);
+    const Scalar scale_s = Scalar::from_u64(static_cast<std::uint64_t>(scale));
+    if (p.noise == NoiseMode::hidden) {
+      // A committee member's noise is its share of the hidden sample (its commitment is the
+      // committee's); everyone else adds none (the identity).
+      for (std::uint32_t j = 0; j < p.dim; ++j) {
+        const bool has = j < noise_share_.size() && noise_share_[j];
+        Scalar share = has ? noise_share_[j]->first : Scalar::zero();
+        const Scalar blind = has ? noise_share_[j]->second : Scalar::zero();
+        if (cheat == CheatKind::noise && j == 0) share += Scalar::one();  // one ulp more than its share
+        m.noise.push_back(has || (cheat == CheatKind::noise && j == 0)
+                              ? commit(SecretScalar(share), SecretScalar(blind), *gens)
+                              : Point::identity());
+        eta_.push_back(share * scale_s);
+        eta_blind_.push_back(SecretScalar(blind * scale_s));
+      }
+      return m;
+    }
+    // η_j = Sampler(s_i), s_i = (x_i + y_i) mod 2^m: x_i committed in round 2, y_i from the joint
+    // randomness; the proof shows the committed samples are the sampler's output on them.
+    const auto sp = noise_sampler(p);
+    const auto ys = noise_public_parts(p, public_randomness, index_);
+    std::vector<std::int64_t> samples;
+    std::vector<SecretScalar> blinders;
+    std::optional<circuits::GaussianProof> forged;
+    if (cheat == CheatKind::seed) {
+      // Changes its first seed after the public randomness is known (keeping its commitment),
+      // and forges the noise proof with the binding attack along G (docs/proofs.md §4.4).
+      std::vector<circuits::PrivateSeed> chosen;
+      const std::uint64_t x0 = noise_seeds_[0].value();
+      const std::uint64_t x1 = x0 ^ (std::uint64_t{1} << (sp.m - 1));
+      chosen.emplace_back(x1, noise_seeds_[0].blinder().clone(), sp.m);
+      for (std::size_t i = 1; i < noise_seeds_.size(); ++i) {
+        chosen.emplace_back(noise_seeds_[i].value(), noise_seeds_[i].blinder().clone(), sp.m);
+      }
+      const Point committed0 = noise_seeds_[0].commitment();
+      testing::Deviation dev;
+      dev.on_statement = [&committed0](std::vector<Point>& coms) { coms[0] = committed0; };
+      dev.wire_offsets.push_back({testing::Along::kG, 0,
+                                  Scalar::from_u64(x1) - Scalar::from_u64(x0)});
+      testing::ScopedDeviation scope(dev);
+      forged = circuits::prove_gaussian(sp, p.dim, chosen, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock, threads_);
+    }
+    auto noise = forged ? std::move(*forged) : circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock, threads_);
+    m.noise = std::move(noise.sample_commitments);
+    m.noise_proof = noise.proof.encode();
+    if (cheat == CheatKind::noise) {
+      // Twice the sample, plus one ulp, committed in place of the sample (and X̂ kept consistent
+      // with that): only the noise proof can catch it. For η = −1, the one value 2η + 1 keeps,
+      // η + 1.
+      samples[0] = samples[0] == -1 ? 0 : 2 * samples[0] + 1;
+      m.noise[0] = commit(SecretScalar(scalar_from_signed(samples[0])), blinders[0], *gens);
+    }
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      eta_.push_back(scalar_from_signed(samples[j] * scale));
+      eta_blind_.push_back(blinders[j] * Scalar::from_u64(static_cast<std::uint64_t>(scale)));
+    }
+    sodium_memzero(samples.data(), samples.size() * sizeof(std::int64_t));
+    return m;
+  }
+
+  // The box proof (x_j and M − x_j in [0, 2^b)) into m, with m.inputs; the cheats `forge` and
+  // `range` deviate here.
+  void box_proof(const Bytes32& sid, const SessionParams& p, const std::vector<SecretScalar>& values,
+                 std::vector<Point> honest_commitments, const GeneratorSet& gens, CommitMessage& m) {
+    const Transcript base = party_transcript(sid, index_, domain_statement(p));
+    if (cheat == CheatKind::forge) {
+      // Commits to x_0 − K (below 0: the average moves down by K/n), and forges the domain proof
+      // with the binding attack along G: the witness decomposes x_0 for the first value (and
+      // M − x_0 + K, in range, for its upper-end twin), and P carries δ·G with
+      // δ = x_0 − (x_0 − K) = K, fixed before the binding challenge (docs/proofs.md §4.4).
+      input_shift_ = -Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1));
+      honest_commitments[0] += gens.G() * input_shift_;
+    }
+    // The blocks are independent: proven on `threads_` threads, each from its own stream drawn
+    // here in order, so the proof does not depend on the thread count.
+    const std::uint32_t blocks = box_blocks(p);
+    std::vector<Key32> streams(blocks);
+    for (auto& k : streams) rng_->fill(k);
+    std::vector<std::optional<sigma::RangeProof>> proofs(blocks);
+    const testing::Deviation* outer = testing::deviation();
+    parallel_for(blocks, [&](std::size_t b) {
+      const auto [lo, hi] = box_block_range(p, static_cast<std::uint32_t>(b));
+      const std::size_t n = hi - lo;
+      // Witness of the block: x_j and M − x_j, blinders r_j and −r_j.
+      std::vector<SecretScalar> dvalues, dblind;
+      for (std::size_t j = lo; j < hi; ++j) dvalues.push_back(values[j].clone());
+      for (std::size_t j = lo; j < hi; ++j) dvalues.push_back(SecretScalar(Scalar::from_u64(p.input_max)) - values[j]);
+      for (std::size_t j = lo; j < hi; ++j) dblind.push_back(input_blind_[j].clone());
+      for (std::size_t j = lo; j < hi; ++j) dblind.push_back(-input_blind_[j]);
+      Transcript t = box_block_transcript(base, blocks, b);
+      DeterministicRng rng(streams[b]);
+      const auto statement = input_domain_statement(
+          p, std::span<const Point>(honest_commitments).subspan(lo, n), gens);
+      testing::Deviation dev;
+      const bool forged = cheat == CheatKind::forge && b == 0;
+      if (forged) {
+        dvalues[n] += SecretScalar(-input_shift_);  // M − (x_0 − K) = M − x_0 + K < 2^b: a true opening
+        dev.wire_offsets.push_back({testing::Along::kG, 0, -input_shift_});
+      }
+      std::optional<testing::ScopedDeviation> scope;
+      if (forged) scope.emplace(dev);
+      else if (outer != nullptr) scope.emplace(*outer);
+      proofs[b] = sigma::prove_range(t, gens, p.input_bits, statement, dvalues, dblind, rng);
+    }, threads_);
+    for (auto& k : streams) sodium_memzero(k.data(), k.size());
+    for (const auto& proof : proofs) {
+      GOPA_CHECK(proof.has_value(), "inputs are in the domain [0, M]");
+      const auto bytes = proof->encode();
+      m.domain_proof.insert(m.domain_proof.end(), bytes.begin(), bytes.end());
+    }
+    m.inputs = honest_commitments;
+    if (cheat == CheatKind::range) {
+      // Commits to x + 2^b instead (and keeps X̂ consistent with that): only the range proof,
+      // made for the in-range value, can catch it.
+      input_shift_ = Scalar::from_u64(std::uint64_t{1} << (p.input_bits == 64 ? 63 : p.input_bits)) +
+                     (p.input_bits == 64 ? Scalar::from_u64(std::uint64_t{1} << 63) : Scalar::zero());
+      m.inputs[0] += gens.G() * input_shift_;
+    }
+  }
+
+  // The ball proof (‖x‖₂ ≤ C) for the committed inputs; the cheats `forge` (x_0 − K committed,
+  // binding forged along G) and `range` (x just outside the ball, proven with truncated bit
+  // decompositions) deviate here.
+  Bytes ball_proof(const Bytes32& sid, const SessionParams& p, const std::vector<SecretScalar>& values,
+                   std::vector<Point>& commitments, const GeneratorSet& gens) {
+    Transcript t = party_transcript(sid, index_, domain_statement(p));
+    // One circuit up to kMaxBallDim coordinates, the blocked proof (on threads_) beyond.
+    auto prove = [&](Transcript& tr) {
+      Bytes out;
+      if (p.dim <= sigma::kMaxBallDim) {
+        auto proof = sigma::prove_ball(tr, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
+        GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
+        out = proof->encode();
+      } else {
+        auto proof = sigma::prove_ball_blocked(tr, gens, p.input_bits, p.input_max, commitments, values, input_blind_,
+                                               *rng_, threads_);
+        GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
+        out = proof->encode();
+      }
+      return out;
+    };
+    if (cheat == CheatKind::forge) {
+      // Commits to x_0 − K, K = 2^b (below −C: the average moves down by K/n), and proves x_0:
+      // P carries δ·G with δ = K, the gap of binding 0, fixed before the binding challenge
+      // (docs/proofs.md §4.4).
+      const Scalar k = Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1)) * Scalar::from_u64(2);
+      input_shift_ = -k;
+      commitments[0] += gens.G() * input_shift_;
+      testing::Deviation dev;
+      dev.wire_offsets.push_back({testing::Along::kG, 0, k});
+      testing::ScopedDeviation scope(dev);
+      return prove(t);
+    }
+    if (cheat == CheatKind::range) {
+      testing::Deviation dev;
+      dev.prove_outside_domain = true;
+      testing::ScopedDeviation scope(dev);
+      return prove(t);
+    }
+    return prove(t);
+  }
+
+  // The first coordinate that puts this party's input just outside the ball: the smallest
+  // non-negative integer v with v² + Σ_{j≥1} x_j² > C².
+  std::uint64_t just_outside_ball(const SessionParams& p) const {
+    const int128_t c = static_cast<int128_t>(p.input_max);
+    int128_t rest = 0;
+    for (std::size_t j = 1; j < input_.size(); ++j) {
+      const int128_t x = static_cast<std::int64_t>(input_[j]);
+      rest += x * x;
+    }
+    const int128_t room = c * c - rest;  // ≥ 0: the input is in the ball
+    auto v = static_cast<int128_t>(std::sqrt(static_cast<long double>(room)));
+    while (v > 0 && v * v > room) --v;
+    while (v * v <= room) ++v;
+    return static_cast<std::uint64_t>(v);
+  }
+
+  MaskedMessage masked(const Bytes32& sid, const SessionParams& p, const CommitMessage& mine) {
+    GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
+    auto gens = domain_gens(p);
+    MaskedMessage m;
+    // Δ_u[j] = Σ_v Δ_uv[j] and R = Σ_v r_uv (the pairwise vector commitments' openings), and
+    // ρ_j = r_x[j] + 2^s·r_η[j].
+    std::vector<std::int64_t> delta(p.dim, 0);
+    SecretScalar pairwise_blind;
+    for (const auto& [v, z] : edges_) {
+      const auto d = terms_for(z, index_, v);
+      for (std::uint32_t j = 0; j < p.dim; ++j) delta[j] += d[j];
+      if (index_ < v) pairwise_blind += z.blind;
+      else pairwise_blind -= z.blind;
+    }
+    if (cancel_shift_) delta[0] += cancel_shift_->second;
+    std::vector<SecretScalar> delta_s, blind;
+    delta_s.reserve(p.dim);
+    blind.reserve(p.dim);
+    for (std::uint32_t j = 0; j < p.dim; ++j) {
+      delta_s.emplace_back(scalar_from_signed(delta[j]));
+      Scalar x = input_scalar(p, input_[j]) + eta_[j] + delta_s.back().declassify();
+      if (j == 0) x += input_shift_;
+      m.xhat.push_back(x);
+      blind.push_back(input_blind_[j] + eta_blind_[j]);
+    }
+    sodium_memzero(delta.data(), delta.size() * sizeof(delta[0]));
+    const std::vector<Point> combined = combined_commitments(mine, p);
+    Transcript t = party_transcript(sid, index_, "output");
+    m.proof = prove_output(t, *gens, OutputStatement{pairwise_sum(mine), combined, m.xhat}, delta_s, pairwise_blind,
+                           blind, *rng_);
+    if (cheat == CheatKind::output) m.xhat[0] += Scalar::one();
+    return m;
+  }
+
+ private:
+  std::uint32_t index_;
+  SigningKey sign_;
+  BoxKey box_;
+  std::unique_ptr<DeterministicRng> rng_;
+  std::vector<std::uint64_t> input_;
+  std::uint64_t sequence_ = 0;
+  Key32 share_{};
+  std::vector<circuits::PrivateSeed> noise_seeds_;
+  std::map<std::uint32_t, EdgeNoise> edges_;
+  std::map<std::uint32_t, Seed32> seeds_;
+  std::vector<SecretScalar> input_blind_;
+  std::vector<Scalar> eta_;
+  std::vector<SecretScalar> eta_blind_;
+  std::vector<std::optional<std::pair<Scalar, Scalar>>> noise_share_;
+  Scalar input_shift_;
+  std::optional<std::pair<std::uint32_t, std::int64_t>> cancel_shift_;
+  Key32 secrets_{};
+  bool derived_ = false;
+  unsigned threads_ = 1;
+};
+
+}  // namespace gopa::protocol::detail

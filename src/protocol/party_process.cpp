@@ -1,0 +1,417 @@
+// One party in its own process, over a shared board (gopa party).
+#include "party.hpp"
+#include "run_internal.hpp"
+
+namespace gopa::protocol {
+
+using namespace detail;
+
+namespace {
+
+// Whether a session is over: its result is out, its recovery round is closed, or its randomness
+// failed.
+bool session_over(const View& v) {
+  return v.result.has_value() || v.closed.count(kRoundRecovery) > 0 || !v.randomness_failed.empty();
+}
+
+// The session a party takes part in: `o.session`, or else the only session on the board that is
+// not over and whose roster holds this party's keys at its index. Waits for it (a party may start
+// before the coordinator) up to o.wait_ms (0: forever); refuses when several are open.
+bulletin::Result<View> find_session(const PartyOptions& o, bulletin::Board& board) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    if (o.session) {
+      auto v = read_view(board, o.session);
+      if (v && v.value().setup) return v;
+      if (!v && v.error().code != Errc::not_found) return v.error();
+    } else {
+      auto ids = list_sessions(board);
+      if (!ids) return ids.error();
+      std::vector<View> open;
+      for (const auto& id : ids.value()) {
+        auto v = read_view(board, id);
+        if (!v) {
+          if (v.error().code == Errc::not_found) continue;
+          return v.error();
+        }
+        const View& w = v.value();
+        if (!w.setup || session_over(w)) continue;
+        if (o.index < w.setup->roster.size() && w.setup->roster[o.index] == o.keys.public_entry()) {
+          open.push_back(std::move(v).value());
+        }
+      }
+      if (open.size() == 1) return std::move(open.front());
+      if (open.size() > 1) {
+        std::string list;
+        for (const auto& w : open) list += (list.empty() ? "" : ", ") + to_hex(std::span<const std::uint8_t>(w.sid)).substr(0, 16);
+        return make_error(Errc::invalid_argument, std::to_string(open.size()) + " open sessions on the board hold this party's keys (" +
+                                                      list + "): choose one with its id");
+      }
+    }
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (o.wait_ms != 0 && static_cast<std::uint64_t>(waited.count()) >= o.wait_ms) {
+      return make_error(Errc::timeout, "no open session for this party appeared on the board within " + std::to_string(o.wait_ms) + " ms");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(o.poll_ms));
+  }
+}
+
+// The secret of one party in one session (docs/protocol.md § Restarts): BLAKE2b-256 keyed with
+// the party's two seeds (sign ‖ box) over "gopa/party/secrets/v1" ‖ session id ‖ LE32(index) ‖
+// LE32(|vkey|) ‖ the board's verifier key. Every secret the party draws in the session comes from
+// it (Party::step), so a party that restarts with its key file draws exactly what it drew before.
+Key32 party_secrets(const PartyKeys& keys, const Bytes32& sid, std::uint32_t index, std::string_view board_vkey) {
+  static constexpr std::string_view kDomain = "gopa/party/secrets/v1";
+  std::array<std::uint8_t, 64> key{};
+  std::copy(keys.sign_seed.begin(), keys.sign_seed.end(), key.begin());
+  std::copy(keys.box_seed.begin(), keys.box_seed.end(), key.begin() + 32);
+  crypto_generichash_state st;
+  crypto_generichash_init(&st, key.data(), key.size(), 32);
+  sodium_memzero(key.data(), key.size());
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
+  crypto_generichash_update(&st, sid.data(), sid.size());
+  std::uint8_t le[4];
+  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(index >> (8 * i));
+  crypto_generichash_update(&st, le, sizeof le);
+  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(board_vkey.size() >> (8 * i));
+  crypto_generichash_update(&st, le, sizeof le);
+  crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(board_vkey.data()), board_vkey.size());
+  Key32 k{};
+  crypto_generichash_final(&st, k.data(), k.size());
+  return k;
+}
+
+// The entries `sender` signed in session `sid`, in board order: what a restarted party already
+// posted.
+bulletin::Result<std::vector<Entry>> own_entries(bulletin::Board& board, const Bytes32& sid, const PublicKey& sender) {
+  std::vector<Entry> out;
+  const bulletin::Status read = scan_log(board, [&](const auto& raw) {
+    auto e = bulletin::decode_entry(raw);
+    if (e && e.value().session_id == sid && e.value().sender == sender) out.push_back(std::move(e).value());
+  });
+  if (!read) return read.error();
+  return out;
+}
+
+// Whether two complaint payloads concern the same edge with the same kind (a party posts at most
+// one of each per round).
+bool same_complaint(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  const auto ma = ComplaintMessage::decode(a);
+  const auto mb = ComplaintMessage::decode(b);
+  if (!ma || !mb) return true;
+  return ma->kind == mb->kind && ma->lo == mb->lo && ma->hi == mb->hi;
+}
+
+}  // namespace
+
+RosterEntry PartyKeys::public_entry() const {
+  return {SigningKey::from_seed(sign_seed).public_key(), BoxKey::from_seed(box_seed).public_key()};
+}
+
+
+bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board& board) {
+  // The setup names the roster; wait for it (a party may start before the coordinator).
+  auto first = find_session(o, board);
+  if (!first) return first.error();
+  const SetupMessage setup = *first.value().setup;
+  const SessionParams& p = setup.params;
+  if (p.noise == NoiseMode::hidden) {
+    return make_error(Errc::invalid_argument, "hidden noise runs in `gopa run` only in this version (the committee runs in one process)");
+  }
+  const Bytes32 sid = p.session_id();
+  if (o.index >= p.parties) return make_error(Errc::invalid_argument, "party index is outside the session's roster");
+  if (!(setup.roster[o.index] == o.keys.public_entry())) {
+    return make_error(Errc::invalid_argument, "the roster's keys for party " + std::to_string(o.index) + " are not these keys");
+  }
+  if (o.input.size() != p.dim) {
+    return make_error(Errc::invalid_argument, "the session has dim " + std::to_string(p.dim) + " but the input has " +
+                                                  std::to_string(o.input.size()) + " values");
+  }
+  // Refused before anything is posted: the session proves every coordinate in [0, M], or
+  // ‖x‖₂ ≤ C for the ball.
+  std::vector<std::uint64_t> input;
+  if (p.input_domain == InputDomain::l2_ball) {
+    const auto fx = p.fixed_ball_input(o.input);
+    if (!fx) {
+      double n2 = 0;
+      for (const double x : o.input) n2 += x * x;
+      return make_error(Errc::invalid_argument, "input ‖x‖₂ = " + fmt_real(std::sqrt(n2)) +
+                                                    " is outside this session's input domain, the L2 ball of radius " +
+                                                    fmt_real(p.input_max_real()));
+    }
+    for (const std::int64_t x : *fx) input.push_back(static_cast<std::uint64_t>(x));
+  }
+  for (std::size_t j = 0; j < o.input.size() && p.input_domain == InputDomain::box; ++j) {
+    const auto fx = p.fixed_input(o.input[j]);
+    if (!fx) {
+      return make_error(Errc::invalid_argument, "input coordinate " + std::to_string(j) + " = " + std::to_string(o.input[j]) +
+                                                    " is outside this session's input domain [0, " +
+                                                    std::to_string(p.input_max_real()) + "]");
+    }
+    input.push_back(*fx);
+  }
+  // Refused before anything is posted: the parameters must meet this party's privacy requirement.
+  {
+    Certificate certificate;
+    if (auto why = check_requirement(p, o.requirement, &certificate)) return make_error(Errc::invalid_argument, *why);
+    if (o.accepted) o.accepted(certificate);
+  }
+  // Every secret comes from the key file, the board and the session, and whatever this party
+  // already posted in the session is on the board: a party that restarts re-derives its state
+  // from both and posts only what it still owes (docs/protocol.md § Restarts).
+  Key32 secrets = party_secrets(o.keys, sid, o.index, board.verifier().vkey());
+  Party me(o.index, o.keys, secrets, std::move(input));
+  me.set_threads(o.threads == 0 ? std::max(1U, std::thread::hardware_concurrency()) : o.threads);
+  sodium_memzero(secrets.data(), secrets.size());
+  const std::uint32_t u = o.index;
+  auto own = own_entries(board, sid, setup.roster[u].sign_key);
+  if (!own) return own.error();
+  const std::vector<Entry> posted = std::move(own).value();
+  // Rounds closed before this run began: entries of them now would be ignored as late.
+  const std::set<std::uint32_t> closed_at_start = first.value().closed;
+  {
+    std::uint64_t next = 0;
+    for (const Entry& e : posted) next = std::max(next, e.sequence + 1);
+    me.resume_sequence(next);
+    if (!posted.empty()) {
+      say(o.log, "resuming: " + std::to_string(posted.size()) + " entries of this party on the board, next sequence number " +
+                     std::to_string(next));
+    }
+  }
+  const std::uint64_t close_wait = 4ULL * p.round_timeout_ms + 10'000;
+  PartyOutcome out;
+  out.session_id = sid;
+  auto post_one = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to) -> bulletin::Status {
+    if (o.deviate) {
+      Entry planned;
+      planned.session_id = sid;
+      planned.round = round;
+      planned.type = type;
+      planned.recipient = to;
+      planned.payload = std::move(payload);
+      for (auto& e : o.deviate(planned)) (void)board.append(me.sign(std::move(e)));
+      return {};
+    }
+    // After a restart: an entry already on the board is not posted again, and a different one
+    // for the same slot is refused (it would be an equivocation). Each (round, type, recipient)
+    // holds one entry of this party, complaints one per edge and kind.
+    for (const Entry& e : posted) {
+      if (e.round != round || e.type != type || e.recipient != to) continue;
+      if (e.payload == payload) return {};
+      // Another chunk of the same message is no conflict.
+      if (is_chunk(e.payload) && is_chunk(payload)) {
+        auto a = decode_chunk(e.payload), b = decode_chunk(payload);
+        if (a && b && a->index != b->index && a->digest == b->digest && a->length == b->length) continue;
+      }
+      if (type != MessageType::complaint || same_complaint(e.payload, payload)) {
+        return make_error(Errc::equivocation,
+                          std::string("this party already posted a different ") + message_type_name(type) + " in round " +
+                              std::to_string(round) + " of this session (before a restart); refusing to sign a second "
+                              "one: restart with the same input and key file");
+      }
+    }
+    if (closed_at_start.count(round)) return {};
+    auto r = board.append(me.entry(sid, round, type, std::move(payload), to));
+    if (!r) return r.error();
+    return {};
+  };
+  // A message longer than one entry goes out as its chunks, each posted (or found posted) alone.
+  auto post = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to = {}) -> bulletin::Status {
+    for (Bytes& part : chunk_payloads(std::move(payload))) {
+      if (auto st = post_one(round, type, std::move(part), to); !st) return st;
+    }
+    return {};
+  };
+  // Marks the round finished and waits for the coordinator to close it. A close that leaves this
+  // party's marker out (its entries of the round land late) sooner than min_round_ms after this
+  // party saw the previous close is refused: the party stops (`refused`), posting nothing more.
+  auto last_close = std::chrono::steady_clock::now();
+  std::string refused, halted;
+  auto finish = [&](std::uint32_t round) -> bulletin::Result<View> {
+    if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
+    say(o.log, "round " + std::to_string(round) + " done");
+    if (o.stop_after_round == round) {  // test only: as if the process were killed here
+      halted = "returned after posting round " + std::to_string(round) + " (test)";
+      return make_error(Errc::timeout, halted);
+    }
+    auto v = wait_view(board, sid, o.poll_ms, close_wait, [round](const View& w) { return w.closed.count(round) > 0; },
+                       "the coordinator to close round " + std::to_string(round));
+    if (!v) return v;
+    const auto now = std::chrono::steady_clock::now();
+    const auto open_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_close).count();
+    last_close = now;
+    auto d = v.value().done.find(round);
+    const bool cut_off = d == v.value().done.end() || !d->second.count(u);
+    // A round that closed while this party was away (before a restart) is not the coordinator's doing.
+    if (cut_off && !o.deviate && !closed_at_start.count(round) && open_ms < static_cast<long long>(p.min_round_ms)) {
+      refused = "the coordinator closed round " + std::to_string(round) + " about " + std::to_string(open_ms) +
+                " ms after this party saw the round before it closed, before this party's entries of it were in; the "
+                "session's minimum is " + std::to_string(p.min_round_ms) + " ms: refused, nothing more is posted";
+      return make_error(Errc::timeout, refused);
+    }
+    return v;
+  };
+  auto stop = [&](std::string why) {
+    out.stopped = std::move(why);
+    say(o.log, "stopped: " + out.stopped);
+    return out;
+  };
+#define GOPA_TRY_VIEW(var, expr)           \
+  auto var = (expr);                       \
+  if (!var) {                              \
+    if (!halted.empty()) return stop(halted); \
+    if (!refused.empty()) {                \
+      out.coordinator_problem = refused;   \
+      return stop(refused);                \
+    }                                      \
+    return var.error();                    \
+  }
+
+  // Rounds 2–3 and any restarts: the joint randomness.
+  me.step("randomness", 0, {});
+  if (auto st = post(kRoundSeedCommit, MessageType::noise_seed_commit, me.seed_commit(sid, p).encode()); !st) return st.error();
+  GOPA_TRY_VIEW(v2, finish(kRoundSeedCommit));
+  if (auto st = post(kRoundSeedReveal, MessageType::noise_seed_reveal, SeedRevealMessage{me.share()}.encode()); !st) {
+    return st.error();
+  }
+  GOPA_TRY_VIEW(v3, finish(kRoundSeedReveal));
+  View rv = std::move(v3).value();
+  while (!rv.final_attempt && rv.randomness_failed.empty()) {
+    const auto a = static_cast<std::uint32_t>(rv.attempts.size() - 1);
+    if (!rv.attempts[a].live.count(u)) break;
+    say(o.log, "randomness restart " + std::to_string(a));
+    me.step("randomness", a, {});  // fresh shares: each attempt its own stream
+    if (auto st = post(commit_round_of(a), MessageType::noise_seed_commit, me.restart_commit(sid, a).encode()); !st) {
+      return st.error();
+    }
+    GOPA_TRY_VIEW(vc, finish(commit_round_of(a)));
+    if (auto st = post(reveal_round_of(a), MessageType::noise_seed_reveal, SeedRevealMessage{me.share()}.encode()); !st) {
+      return st.error();
+    }
+    GOPA_TRY_VIEW(vr, finish(reveal_round_of(a)));
+    rv = std::move(vr).value();
+  }
+  if (!rv.randomness_failed.empty()) {
+    out.withheld = rv.randomness_failed;
+    return stop(rv.randomness_failed);
+  }
+  if (auto it = rv.randomness_out.find(u); it != rv.randomness_out.end()) return stop("excluded: " + it->second);
+  const Key32 y = view_randomness(rv);
+  const Graph g = derive_graph(p.parties, p.neighbors, y);
+  for (auto w : g.neighbours(u)) {
+    if (w < u) continue;
+    me.step("edge seed", w, y);
+    if (auto st = post(kRoundEdgeSeed, MessageType::edge_seed, me.seal_seed(sid, w, setup.roster[w].box_key, p),
+                       setup.roster[w].sign_key);
+        !st) {
+      return st.error();
+    }
+  }
+  GOPA_TRY_VIEW(v4, finish(kRoundEdgeSeed));
+  for (auto w : g.neighbours(u)) {
+    if (w > u) continue;
+    auto m = v4.value().edge_seeds.find({w, u});
+    if (m == v4.value().edge_seeds.end() || !me.accept_seed(sid, m->second, setup.roster[w].box_key, p)) {
+      if (auto st = post(kRoundBoxComplaint, MessageType::complaint,
+                         ComplaintMessage{ComplaintKind::bad_box, w, u, {}}.encode());
+          !st) {
+        return st.error();
+      }
+    }
+  }
+  GOPA_TRY_VIEW(v5, finish(kRoundBoxComplaint));
+  const std::set<Edge> dropped = dropped_edges(v5.value());
+  for (auto w : g.neighbours(u)) {
+    if (dropped.count(edge_of(u, w))) me.drop_edge(w);
+  }
+  me.step_commitments(y, effective_neighbours(g, dropped, u));
+  const CommitMessage mine = me.commitments(sid, p, y);
+  if (auto st = post(kRoundCommit, MessageType::commitment, mine.encode()); !st) return st.error();
+  GOPA_TRY_VIEW(v6, finish(kRoundCommit));
+  std::set<Edge> revealed;
+  auto reveal = [&](std::uint32_t w, std::uint32_t round) -> bulletin::Status {
+    const Seed32* seed = me.seed_with(w);
+    if (!seed || !revealed.insert(edge_of(u, w)).second) return {};
+    const Edge e = edge_of(u, w);
+    return post(round, MessageType::complaint, ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *seed}.encode());
+  };
+  for (std::size_t i = 0; i < mine.neighbours.size(); ++i) {
+    const std::uint32_t w = mine.neighbours[i];
+    auto mw = v6.value().commits.find(w);
+    if (mw == v6.value().commits.end()) continue;
+    auto k = slot_of(mw->second, u);
+    if (k && edge_cancels(mine, i, mw->second, *k)) continue;
+    if (auto st = reveal(w, kRoundCancelComplaint); !st) return st.error();
+  }
+  GOPA_TRY_VIEW(v7, finish(kRoundCancelComplaint));
+  // The masked value goes out only if the board, with rounds 2–7 closed, still counts this party
+  // and leaves it a hidden edge to a counted party: once on the board it is public for good.
+  // A party that posted its masked value before a restart decided then.
+  ProofCache cache;
+  const bool masked_posted = std::any_of(posted.begin(), posted.end(), [](const Entry& e) {
+    return e.round == kRoundMasked && e.type == MessageType::masked_value;
+  });
+  if (!masked_posted) {
+    const Verdict before = judge(v7.value(), g, &cache);
+    if (std::string why = masked_refusal(v7.value(), g, before, u); !why.empty()) return stop(why);
+  }
+  me.step("masked value", 0, mine.encode());
+  if (auto st = post(kRoundMasked, MessageType::masked_value, me.masked(sid, p, mine).encode()); !st) return st.error();
+  GOPA_TRY_VIEW(v8, finish(kRoundMasked));
+  // Round 9: reveal the seeds the verdict asks of this party (its edges to excluded parties).
+  // When some party that committed has no masked value, wait until min_round_ms has passed since
+  // round 8 closed and read the board again: a masked value in flight at the close shows up, and
+  // then nothing is revealed.
+  View v9 = std::move(v8).value();
+  {
+    const Verdict at_close = judge(v9, g, &cache);
+    const bool missing = std::any_of(at_close.bad.begin(), at_close.bad.end(),
+                                     [](const auto& b) { return b.second == kNoMaskedReason; });
+    if (missing && at_close.withheld.empty()) {
+      std::this_thread::sleep_until(last_close + std::chrono::milliseconds(p.min_round_ms));
+      auto again = read_view(board, sid);
+      if (!again) return again.error();
+      v9 = std::move(again).value();
+    }
+  }
+  {
+    const Verdict verdict = judge(v9, g, &cache);
+    for (const Edge& e : verdict.unresolved) {
+      if (e.first != u && e.second != u) continue;
+      if (auto st = reveal(e.first == u ? e.second : e.first, kRoundRecovery); !st) return st.error();
+    }
+  }
+  GOPA_TRY_VIEW(v10, finish(kRoundRecovery));
+  {
+    const Verdict verdict = judge(v10.value(), g, &cache);
+    if (!verdict.withheld.empty()) {
+      out.withheld = verdict.withheld;
+      out.excluded = verdict.bad;
+      out.named = verdict.named;
+      return out;
+    }
+  }
+  GOPA_TRY_VIEW(vr, wait_view(board, sid, o.poll_ms, close_wait, [](const View& v) { return v.result.has_value(); },
+                              "the result"));
+#undef GOPA_TRY_VIEW
+  // The party checks the released result against its own recomputation over the same rounds;
+  // a different one is the coordinator's fault: the party reports its own.
+  const Verdict verdict = judge(vr.value(), g, &cache);
+  const ResultMessage& released = *vr.value().result;
+  if (released.counted != verdict.counted || released.sum != verdict.sum) {
+    out.coordinator_problem = "the coordinator released a result that is not the recomputation over the board (" +
+                              std::to_string(released.counted.size()) + " counted there, " +
+                              std::to_string(verdict.counted.size()) + " here); the recomputation is reported";
+  }
+  for (const auto& problem : vr.value().coordinator_problems) {
+    if (out.coordinator_problem.empty()) out.coordinator_problem = "the coordinator's entries were refused: " + problem;
+  }
+  out.counted = verdict.counted;
+  out.counted_me = std::find(out.counted.begin(), out.counted.end(), u) != out.counted.end();
+  out.estimate = estimate_of(p, verdict.sum, out.counted.size());
+  out.excluded = verdict.bad;
+  out.named = verdict.named;
+  return out;
+}
+
+}  // namespace gopa::protocol

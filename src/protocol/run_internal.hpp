@@ -1,0 +1,361 @@
+// Internal to gopa_protocol: what the roles and drivers of a session share — the round numbers,
+// the board as one session sees it (View), the checks every reader runs (judge), and helpers.
+// Not installed; include/gopa/protocol/run.hpp is the public interface.
+#pragma once
+
+#include <sodium.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "gopa/parallel.hpp"
+#include "gopa/circuits/seeds.hpp"
+#include "gopa/circuits/sigma_adapter.hpp"
+#include "gopa/pedersen.hpp"
+#include "gopa/protocol/edges.hpp"
+#include "gopa/protocol/messages.hpp"
+#include "gopa/protocol/noise.hpp"
+#include "gopa/protocol/output.hpp"
+#include "gopa/deviation.hpp"
+#include "gopa/sigma/ball.hpp"
+#include "gopa/sigma/range.hpp"
+#include "gopa/transcript.hpp"
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gopa/protocol/run.hpp"
+#include "gopa/protocol/graph.hpp"
+
+namespace gopa::protocol::detail {
+
+using bulletin::Entry;
+using bulletin::Errc;
+using bulletin::MessageType;
+using bulletin::PublicKey;
+using bulletin::SigningKey;
+using bulletin::make_error;
+
+constexpr std::string_view kPartyTranscript = "gopa/party v1";
+constexpr std::string_view kNoMaskedReason = "no masked value published";
+// Round numbers of the entries (docs/protocol.md); complaints have rounds of their own so that
+// the coordinator can close them separately.
+constexpr std::uint32_t kRoundSetup = 1, kRoundSeedCommit = 2, kRoundSeedReveal = 3, kRoundEdgeSeed = 4,
+                        kRoundBoxComplaint = 5, kRoundCommit = 6, kRoundCancelComplaint = 7, kRoundMasked = 8,
+                        kRoundRecovery = 9, kRoundResult = 10, kRoundCommittee = 11;
+// Joint randomness (docs/protocol.md § Joint randomness): attempt 0 commits in round 2 and reveals
+// in round 3; when a party that committed does not reveal, the attempt restarts with the parties
+// that did, at most randomness_restarts times: attempt a ≥ 1 commits in round 12 + 2(a − 1) and
+// reveals in the round after.
+constexpr std::uint32_t kRoundRestart1 = 12;
+constexpr std::uint32_t commit_round_of(std::uint32_t attempt) {
+  return attempt == 0 ? kRoundSeedCommit : kRoundRestart1 + 2 * (attempt - 1);
+}
+constexpr std::uint32_t reveal_round_of(std::uint32_t attempt) { return commit_round_of(attempt) + 1; }
+constexpr bool is_restart_round(std::uint32_t r) {
+  return r >= kRoundRestart1 && r < kRoundRestart1 + 2u * SessionParams::kMaxRandomnessRestarts;
+}
+// The attempt a round of the randomness belongs to (rounds 2, 3 and the restart rounds).
+constexpr std::uint32_t attempt_of_round(std::uint32_t r) {
+  return r <= kRoundSeedReveal ? 0 : (r - kRoundRestart1) / 2 + 1;
+}
+constexpr bool is_commit_round(std::uint32_t r) {
+  return r == kRoundSeedCommit || (is_restart_round(r) && (r - kRoundRestart1) % 2 == 0);
+}
+constexpr bool is_reveal_round(std::uint32_t r) {
+  return r == kRoundSeedReveal || (is_restart_round(r) && (r - kRoundRestart1) % 2 == 1);
+}
+// The rounds after the randomness, in the order the coordinator closes them.
+inline std::vector<std::uint32_t> rounds_after_randomness(const SessionParams& p) {
+  std::vector<std::uint32_t> out;
+  if (p.noise == NoiseMode::hidden) out.push_back(kRoundCommittee);
+  for (std::uint32_t r = kRoundEdgeSeed; r <= kRoundRecovery; ++r) out.push_back(r);
+  return out;
+}
+// Rounds a party marks finished (and the coordinator closes).
+constexpr bool is_party_round(std::uint32_t r) {
+  return (r >= kRoundSeedCommit && r <= kRoundRecovery) || r == kRoundCommittee || is_restart_round(r);
+}
+
+constexpr std::uint32_t kBoxBlock = sigma::kMaxRangeValues / 2;
+inline std::atomic<unsigned> g_verify_threads{0};
+// Runs f(0..n−1) on up to `threads_wanted` threads (0: set_verify_threads(), else every core):
+// proofs of distinct parties, blocks of one party's proofs.
+template <class F>
+void parallel_for(std::size_t n, F&& f, unsigned threads_wanted = 0) {
+  gopa::parallel_for(n, threads_wanted != 0 ? threads_wanted : g_verify_threads.load(), std::forward<F>(f));
+}
+
+Key32 derive_key(std::uint64_t seed, std::string_view label, std::uint32_t index);
+Transcript party_transcript(const Bytes32& sid, std::uint32_t index, std::string_view what);
+std::uint32_t box_blocks(const SessionParams& p);
+std::pair<std::uint32_t, std::uint32_t> box_block_range(const SessionParams& p, std::uint32_t b);
+Transcript box_block_transcript(const Transcript& party, std::size_t blocks, std::size_t b);
+std::shared_ptr<const GeneratorSet> domain_gens(const SessionParams& p);
+std::string fmt_real(double v);
+std::string_view domain_statement(const SessionParams& p);
+Scalar input_scalar(const SessionParams& p, std::uint64_t v);
+std::vector<Point> input_domain_statement(const SessionParams& p, std::span<const Point> inputs,
+                                          const GeneratorSet& gens);
+Key32 joint_randomness(const Bytes32& sid, std::uint32_t attempt, const std::map<std::uint32_t, Key32>& shares);
+bulletin::Status append_all(bulletin::Board& board, const std::vector<Bytes>& entries);
+Key32 digest(std::span<const std::uint8_t> bytes);
+
+struct View {
+  std::optional<SetupMessage> setup;  // once the roster is complete
+  std::optional<SetupHead> head;      // the session_setup entry
+  std::vector<RosterChunk> chunks;    // party_key entries after it, in board order
+  Bytes32 sid{};
+  PublicKey coordinator{};
+  std::map<PublicKey, std::uint32_t> index_of;
+  std::map<std::uint32_t, SeedCommitMessage> seed_commits;  // round 2: randomness and noise seeds
+  // The joint randomness, attempt by attempt (attempt 0: rounds 2–3; restarts: 12, 13, …).
+  struct Attempt {
+    std::set<std::uint32_t> live;            // the parties that may commit in it
+    std::map<std::uint32_t, Key32> commits;  // their randomness commitments
+    std::map<std::uint32_t, Key32> reveals;  // shares revealed (the first per party)
+  };
+  std::vector<Attempt> attempts;
+  std::optional<std::uint32_t> final_attempt;            // the attempt whose shares make y
+  // Hidden noise: the committee drawn by y, known once the randomness is fixed; only its
+  // members' committee entries are read.
+  std::set<std::uint32_t> committee;
+  std::string randomness_failed;                         // every allowed attempt lost a reveal
+  std::map<std::uint32_t, std::string> randomness_out;   // excluded by the randomness rounds
+  // Parties with a well-formed masked value anywhere in the log before the recovery round closed
+  // (what the recovery must respect), and anywhere at all (what the board gives away).
+  std::set<std::uint32_t> any_masked, masked_anywhere;
+  // Every edge-seed reveal anywhere in the log (late and misplaced ones too): what the board
+  // makes public, for the exposure check of the audit.
+  std::vector<ComplaintMessage> public_reveals;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, EdgeSeedMessage> edge_seeds;
+  struct Complaint {
+    std::uint32_t sender = 0;
+    ComplaintMessage message;
+    std::uint32_t round = 0;  // 5 (bad box), 7 (cancellation) or a recovery round (seed reveals)
+  };
+  std::vector<Complaint> complaints;
+  std::map<std::uint32_t, CommitMessage> commits;
+  std::map<std::uint32_t, MaskedMessage> masked;
+  // Hidden noise: the committee's log per (call, attempt), in board order, and opened shares.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<sampling::HiddenMessage>> committee_log;
+  std::map<std::uint32_t, NoiseShareMessage> noise_shares;
+  Bytes committee_digests;  // BLAKE2b of every kept committee payload, in order (cache key)
+  std::size_t committee_bytes = 0;
+  std::optional<ResultMessage> result;
+  // Chunked messages being put together, by (sender, type, round); the coordinator's sender is
+  // kCoordinatorSender.
+  std::map<std::tuple<std::uint32_t, MessageType, std::uint32_t>, ChunkAssembler> assemblers;
+  static constexpr std::uint32_t kCoordinatorSender = 0xffffffffU;
+  std::map<std::uint32_t, Key32> commit_digest, masked_digest;  // BLAKE2b of the kept payloads
+  std::size_t noise_seeds = 0;                     // seed commitments per party
+  std::map<std::uint32_t, std::set<std::uint32_t>> done;  // round → parties that marked it finished
+  std::set<std::uint32_t> closed;                  // rounds the coordinator closed
+  // The rounds the coordinator closes, in the only order readers accept: 2, 3, a restart's two
+  // rounds after each attempt that lost a reveal, then (11,) 4, …, 9.
+  std::vector<std::uint32_t> close_order;
+  std::size_t closes = 0;                          // closes accepted so far (index into close_order)
+  std::vector<std::string> coordinator_problems;   // the coordinator's entries readers refused
+  std::size_t late = 0;                            // entries of closed rounds (ignored)
+  std::map<std::uint32_t, std::string> malformed;  // party → first malformed message of rounds 2–8, 11
+  // Named, never excluded for (they cannot change what honest readers computed before): entries
+  // of a type outside its own round, malformed messages of a recovery round.
+  std::map<std::uint32_t, std::string> misplaced;
+  std::vector<std::string> log_problems;
+  std::size_t entries = 0, bytes = 0;
+  std::size_t other_sessions_entries = 0;  // entries of other sessions on the same board
+};
+
+std::map<std::uint32_t, Key32> opened_shares(const View& v);
+Key32 view_randomness(const View& v);
+
+// Reads the whole log up to the board's signed checkpoint, 1,024 entries at a time, and calls
+// visit(raw) on every entry in board order (read_view, list_sessions, and a restarting party's
+// own_entries).
+template <class Visit>
+bulletin::Status scan_log(bulletin::Board& board, Visit&& visit) {
+  auto cp = board.checkpoint();
+  if (!cp) return cp.error();
+  auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
+  if (!opened) return opened.error();
+  const std::uint64_t size = opened.value().size;
+  for (std::uint64_t at = 0; at < size; at += 1024) {
+    auto batch = board.read(at, std::min(size, at + 1024));
+    if (!batch) return batch.error();
+    for (const auto& raw : batch.value()) {
+      // A visitor returning a Status stops the scan at its first error.
+      if constexpr (std::is_void_v<std::invoke_result_t<Visit&, decltype(raw)>>) {
+        visit(raw);
+      } else if (bulletin::Status st = visit(raw); !st) {
+        return st;
+      }
+    }
+  }
+  return {};
+}
+
+// The board as one session sees it: the session with id `session`, or when none is given the
+// first session set up on the board. Entries of other sessions (a board holds any number) are
+// passed over; their count is kept.
+bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Bytes32>& session = std::nullopt);
+
+using Edge = std::pair<std::uint32_t, std::uint32_t>;  // (lo, hi)
+inline Edge edge_of(std::uint32_t a, std::uint32_t b) { return {std::min(a, b), std::max(a, b)}; }
+std::set<Edge> dropped_edges(const View& v);
+std::vector<std::uint32_t> effective_neighbours(const Graph& g, const std::set<Edge>& dropped, std::uint32_t u);
+std::vector<std::int64_t> terms_for(const EdgeNoise& z, std::uint32_t u, std::uint32_t w);
+
+double now_seconds();
+Point noise_term(const CommitMessage& m, const SessionParams& p, std::uint32_t j);
+
+class CoordinatorPoster {
+ public:
+  using Deviate = std::function<std::vector<Entry>(const Entry&)>;
+  CoordinatorPoster(bulletin::Board& board, const Bytes32& sid, SigningKey key, Deviate deviate = {})
+      : board_(board), sid_(sid), key_(std::move(key)), deviate_(std::move(deviate)) {}
+  // A message longer than one entry goes out as its chunks (docs/protocol.md § Chunked messages).
+  bulletin::Status post(std::uint32_t round, MessageType type, Bytes payload) {
+    for (Bytes& part : chunk_payloads(std::move(payload))) {
+      if (auto st = post_one(round, type, std::move(part)); !st) return st;
+    }
+    return {};
+  }
+
+ private:
+  bulletin::Status post_one(std::uint32_t round, MessageType type, Bytes payload) {
+    Entry e;
+    e.session_id = sid_;
+    e.round = round;
+    e.type = type;
+    e.payload = std::move(payload);
+    if (deviate_) {  // test only: a malicious coordinator
+      for (Entry& d : deviate_(e)) {
+        d.sequence = sequence_++;
+        (void)board_.append(bulletin::sign_entry(d, key_));
+      }
+      return {};
+    }
+    e.sequence = sequence_++;
+    auto r = board_.append(bulletin::sign_entry(e, key_));
+    if (!r) return r.error();
+    return {};
+  }
+
+  bulletin::Board& board_;
+  Bytes32 sid_;
+  SigningKey key_;
+  Deviate deviate_;
+  std::uint64_t sequence_ = 0;
+};
+
+
+std::vector<Point> combined_commitments(const CommitMessage& m, const SessionParams& p);
+Point pairwise_sum(const CommitMessage& m);
+std::size_t proof_bytes(const CommitMessage& c);
+
+std::optional<std::size_t> slot_of(const CommitMessage& m, std::uint32_t w);
+bool edge_cancels(const CommitMessage& mu, std::size_t i, const CommitMessage& mw, std::size_t k);
+bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std::uint32_t w, const EdgeNoise& z,
+                  const GeneratorSet& gens);
+std::uint32_t randomness_attempt(const View& v);
+std::map<std::uint32_t, Key32> opened_shares(const View& v);
+Key32 view_randomness(const View& v);
+
+struct ProofChecks {
+  std::optional<std::string> range, noise, output;
+  bool has_output = false;
+};
+
+// Hidden noise as the board shows it: the committee drawn by the joint randomness, each call's
+// attempts re-verified from their public logs (sampling::verify_hidden_log), the members named
+// by an abort, and the commitment every party's noise must equal.
+struct HiddenNoise {
+  bool complete = false;
+  std::string problem;                          // why the noise is not complete
+  std::vector<std::uint32_t> committee;
+  std::map<std::uint32_t, std::string> blamed;  // member → where it deviated
+  // expected[j]: the parties holding a share of coordinate j, with their share commitments
+  // (at the sampler's precision); every other party's noise commitment must be the identity.
+  std::vector<std::map<std::uint32_t, Point>> expected;
+  std::size_t attempts = 0, messages = 0;
+  // Senders of committee messages out of place (sampling::Misplaced, or of an attempt no reader
+  // takes): named, never excluded for it.
+  std::map<std::uint32_t, std::string> misplaced;
+  std::set<std::uint32_t> blamed_missing;  // members named only because a message of theirs is missing
+};
+
+class ProofCache {
+ public:
+  std::optional<ProofChecks> find(std::uint32_t u, const Key32& key) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(u);
+    if (it == entries_.end() || it->second.first != key) return std::nullopt;
+    return it->second.second;
+  }
+  void put(std::uint32_t u, const Key32& key, ProofChecks c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    entries_[u] = {key, std::move(c)};
+  }
+  // The hidden-noise verdict, keyed by the committee entries and the joint randomness.
+  std::optional<HiddenNoise> find_hidden(const Key32& key) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!hidden_ || hidden_->first != key) return std::nullopt;
+    return hidden_->second;
+  }
+  void put_hidden(const Key32& key, HiddenNoise h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    hidden_ = {key, std::move(h)};
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::uint32_t, std::pair<Key32, ProofChecks>> entries_;
+  std::optional<std::pair<Key32, HiddenNoise>> hidden_;
+};
+
+// The checks the coordinator, the parties and the auditor all run.
+struct Verdict {
+  std::map<std::uint32_t, std::string> bad;    // excluded, with the reason
+  std::map<std::uint32_t, std::string> named;  // misbehaved without being excluded for it
+  std::vector<AuditCheck> checks;
+  std::vector<std::uint32_t> counted;
+  std::vector<Scalar> sum;
+  std::set<Edge> unresolved;  // edges to excluded parties whose seed nobody has revealed yet
+  std::set<Edge> revealed;    // edges whose seed was validly revealed (round 7 or 9)
+  std::set<Edge> dropped;     // edges left out by a bad-box complaint
+  std::string withheld;       // non-empty: no result may be released (hidden noise incomplete)
+  std::optional<HiddenNoise> hidden;
+  // Excluded parties with a deviation the board attests (not only a missing or late message,
+  // which an honest party cut off by an early close could have): only these open noise shares.
+  std::set<std::uint32_t> attested;
+};
+
+HiddenNoise check_hidden(const View& v, const Key32& y);
+HiddenNoise cached_hidden(const View& v, const Key32& y, ProofCache* cache);
+void check_domain_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out,
+                        unsigned threads);
+void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> group, std::span<ProofChecks> out,
+                 unsigned threads);
+std::map<std::uint32_t, ProofChecks> check_all_proofs(const View& v, const Key32& y, ProofCache* cache);
+Verdict judge(const View& v, const Graph& g, ProofCache* cache);
+std::string masked_refusal(const View& v, const Graph& g, const Verdict& verdict, std::uint32_t u);
+std::vector<double> estimate_of(const SessionParams& p, const std::vector<Scalar>& sum, std::size_t count);
+
+void say(const std::function<void(const std::string&)>& log, const std::string& line);
+// Polls the board until pred(view) holds; an error after `timeout_ms` (0: wait forever).
+bulletin::Result<View> wait_view(bulletin::Board& board, const std::optional<Bytes32>& session, std::uint32_t poll_ms,
+                                 std::uint64_t timeout_ms, const std::function<bool(const View&)>& pred,
+                                 const std::string& what);
+
+}  // namespace gopa::protocol::detail
