@@ -214,6 +214,7 @@ struct PartyArgs {
   bool json_out = false;
   bool progress = false;  // round lines on stderr even with --json
   std::optional<std::uint64_t> adversary;  // test only: a randomized malicious party
+  std::string cheat;                       // test only: a cheater of this kind (gopa run --cheat)
   std::string session;                     // hex id of the session to join (empty: the only open one)
   std::uint64_t wait_ms = 0;               // how long to wait for the session (0: forever)
   unsigned threads = 0;                    // 0: every core
@@ -248,6 +249,14 @@ int run_party_cmd(const PartyArgs& a) {
       }
     }
     if (o.input.empty()) throw UsageError("--input: give the party's value(s), comma-separated");
+  }
+  if (!a.cheat.empty()) {
+    const auto kind = gp::cheat_from_name(a.cheat);
+    if (!kind || *kind == gp::CheatKind::committee) {
+      throw UsageError("--cheat: '" + a.cheat + "' is not a cheat a party process plays (range, forge, seed, cancel, noise, "
+                       "output, signature, replay, missing, withhold)");
+    }
+    o.cheat = kind;
   }
   auto board = connect(a.board, a.board_key, "party");
   if (!board) return kExitIo;
@@ -397,6 +406,8 @@ void add_party_commands(CLI::App& app, Context& ctx) {
   // Test only, hidden from --help: this process plays a randomized malicious party
   // (gopa/protocol/adversary.hpp) among honest ones.
   party->add_option("--adversary", p->adversary, "TEST ONLY: deviate at random from this seed")->group("");
+  // Test only, hidden from --help: this process cheats as `gopa run --cheat KIND` cheaters do.
+  party->add_option("--cheat", p->cheat, "TEST ONLY: deviate as a cheater of this kind")->group("");
   party->callback([&ctx, p] { ctx.run = [p] { return guarded("party", [&] { return run_party_cmd(*p); }); }; });
 }
 

@@ -1,5 +1,41 @@
-// The coordinator in its own process, over a shared board (gopa coordinate).
+// The coordinator: its role (setup, closes, result), and the coordinator in its own process over
+// a shared board (gopa coordinate), which polls the board for the parties' round markers.
 #include "run_internal.hpp"
+
+namespace gopa::protocol::detail {
+
+bulletin::Status CoordinatorRole::post_setup() {
+  const auto entries = setup_.encode_entries();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (auto st = poster_.post(kRoundSetup, i == 0 ? MessageType::session_setup : MessageType::party_key, entries[i]); !st) {
+      return st;
+    }
+  }
+  return {};
+}
+
+bulletin::Status CoordinatorRole::close(std::uint32_t round) {
+  return poster_.post(round, MessageType::round_cosignature, RoundMarker{round}.encode());
+}
+
+bulletin::Result<Verdict> CoordinatorRole::release(const View& v, ProofCache* cache, RunReport& report) {
+  const SessionParams& p = setup_.params;
+  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
+  Verdict verdict = judge(v, g, cache);
+  report.counted = verdict.counted;
+  report.excluded = verdict.bad;
+  report.named = verdict.named;
+  report.withheld = verdict.withheld;
+  if (!verdict.withheld.empty()) return verdict;
+  if (auto st = poster_.post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode(p.parties));
+      !st) {
+    return st.error();
+  }
+  report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
+  return verdict;
+}
+
+}  // namespace gopa::protocol::detail
 
 namespace gopa::protocol {
 
@@ -18,19 +54,9 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   RunReport report;
   const Bytes32 sid = p.session_id();
   report.session_id = sid;
-  CoordinatorPoster coordinator(board, sid, SigningKey::from_seed(o.sign_seed), o.deviate);
-  auto post = [&](std::uint32_t round, MessageType type, Bytes payload) {
-    return coordinator.post(round, type, std::move(payload));
-  };
+  CoordinatorRole coordinator(board, SetupMessage{p, o.roster}, SigningKey::from_seed(o.sign_seed), o.deviate);
   double t0 = now_seconds();
-  {
-    const auto entries = SetupMessage{p, o.roster}.encode_entries();
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (auto st = post(kRoundSetup, i == 0 ? MessageType::session_setup : MessageType::party_key, entries[i]); !st) {
-        return st.error();
-      }
-    }
-  }
+  if (auto st = coordinator.post_setup(); !st) return st.error();
   say(o.log, "setup posted: session " + to_hex(std::span<const std::uint8_t>(sid)).substr(0, 16));
   std::set<std::uint32_t> expected;
   for (std::uint32_t u = 0; u < p.parties; ++u) expected.insert(u);
@@ -43,7 +69,7 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
       return std::includes(it->second.begin(), it->second.end(), expected.begin(), expected.end());
     }, "round " + std::to_string(round));
     if (!v && v.error().code != Errc::timeout) return v.error();
-    if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
+    if (auto st = coordinator.close(round); !st) return st;
     auto closed = read_view(board, sid);
     if (!closed) return closed.error();
     std::set<std::uint32_t> finished;
@@ -61,6 +87,8 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   };
   // The rounds in the order every reader accepts: 2, 3, restarts while the randomness loses a
   // reveal, 4, …, 9 (the board extends the order as the randomness attempts settle).
+  // The i-th close is posted whatever the board accepted before (a deviating coordinator's
+  // closes may not count).
   std::optional<View> view;
   for (std::size_t i = 0;; ++i) {
     auto read = read_view(board, sid);
@@ -68,31 +96,21 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     view = std::move(read).value();
     if (i >= view->close_order.size()) break;
     const std::uint32_t round = view->close_order[i];
+    // A party the randomness rounds excluded knows it from the board and posts nothing more.
+    for (const auto& [u, why] : view->randomness_out) expected.erase(u);
     if (is_restart_round(round) && is_commit_round(round)) ++report.randomness_restarts;
     if (auto st = run_round(round); !st) return st.error();
   }
-  const Graph graph = derive_graph(p.parties, p.neighbors, view_randomness(*view));
-  const Verdict verdict = judge(*view, graph, nullptr);
-  report.excluded = verdict.bad;
-  report.named = verdict.named;
-  report.withheld = verdict.withheld;
-  report.counted = verdict.counted;
   for (const auto& [u, c] : view->commits) {
     report.proof_bytes_per_party = proof_bytes(c);
     break;
   }
   report.board_entries = view->entries;
   report.board_bytes = view->bytes;
-  if (!verdict.withheld.empty()) {
-    say(o.log, "no result: " + verdict.withheld);
-    report.phases.push_back({"aggregate", now_seconds() - t0});
-    return report;
-  }
-  if (auto st = post(kRoundResult, MessageType::result, ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)); !st) {
-    return st.error();
-  }
-  report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
-  report.board_entries += 1;
+  auto verdict = coordinator.release(*view, nullptr, report);
+  if (!verdict) return verdict.error();
+  if (!report.withheld.empty()) say(o.log, "no result: " + report.withheld);
+  else report.board_entries += 1;
   report.phases.push_back({"aggregate", now_seconds() - t0});
   return report;
 }

@@ -88,15 +88,10 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     report.phases.push_back({name, t1 - t0});
     t0 = t1;
   };
-  auto fail_if = [](const bulletin::Status& s) { return s.ok() ? std::optional<bulletin::Error>() : s.error(); };
 
-  // The parties, and who deviates (a seeded shuffle).
-  std::vector<std::unique_ptr<Party>> parties;
-  parties.reserve(p.parties);
-  for (std::uint32_t u = 0; u < p.parties; ++u) {
-    parties.push_back(std::make_unique<Party>(u, cfg.seed, cfg.inputs[u]));
-    parties.back()->chunk_posts = cfg.chunk_posts;
-  }
+  // The parties, and who deviates (a seeded shuffle). Each deviation is injected into its party's
+  // role; the round logic is the honest one (party_role.cpp).
+  std::vector<Deviation> deviations(p.parties);
   {
     std::vector<std::uint32_t> order(p.parties);
     for (std::uint32_t u = 0; u < p.parties; ++u) order[u] = u;
@@ -106,44 +101,47 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     for (const auto& [kind, count] : cfg.cheats) {
       if (kind == CheatKind::committee) continue;  // among the committee, once it is drawn
       for (std::uint32_t c = 0; c < count; ++c) {
-        parties[order[next]]->cheat = kind;
+        deviations[order[next]].cheat = kind;
         report.deviating[order[next]] = cheat_name(kind);
         ++next;
       }
     }
     for (std::uint32_t c = 0; c < cfg.dropouts; ++c) {
-      parties[order[next]]->dropout = true;
+      deviations[order[next]].dropout = true;
       report.deviating[order[next]] = "dropout";
       ++next;
     }
+    // A `withhold` cheater keeps its reveal back in one attempt (the i-th cheater in attempt i),
+    // as colluders that have read the honest reveals would.
+    std::uint32_t i = 0;
+    for (auto& d : deviations) {
+      if (d.cheat == CheatKind::withhold) d.withhold_attempt = i++;
+    }
+  }
+  SetupMessage setup{p, {}};
+  std::vector<std::unique_ptr<Party>> made;
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    made.push_back(std::make_unique<Party>(u, cfg.seed, cfg.inputs[u]));
+    made.back()->chunk_posts = cfg.chunk_posts;
+    setup.roster.push_back(made.back()->roster_entry());
+  }
+  std::vector<std::unique_ptr<PartyRole>> roles;
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    roles.push_back(std::make_unique<PartyRole>(std::move(made[u]), setup, deviations[u]));
   }
 
   // Round 1: setup.
-  SetupMessage setup{p, {}};
-  for (const auto& party : parties) setup.roster.push_back(party->roster_entry());
-  CoordinatorPoster coordinator(board, sid, SigningKey::from_seed(cfg.coordinator_sign_seed ? *cfg.coordinator_sign_seed : derive_key(cfg.seed, "gopa/sim/coordinator", 0)));
-  auto coordinator_post = [&](std::uint32_t round, MessageType type, Bytes payload) {
-    return coordinator.post(round, type, std::move(payload));
-  };
-  // The coordinator closes each round after its entries, as in separate processes: entries of a
-  // closed round are ignored by every reader.
-  auto close = [&](std::uint32_t r) { return coordinator_post(r, MessageType::round_cosignature, RoundMarker{r}.encode()); };
-  {
-    const auto entries = setup.encode_entries();
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (auto e = fail_if(coordinator_post(kRoundSetup, i == 0 ? MessageType::session_setup : MessageType::party_key,
-                                            entries[i]))) {
-        return *e;
-      }
-    }
-  }
+  CoordinatorRole coordinator(board, setup,
+                              SigningKey::from_seed(cfg.coordinator_sign_seed ? *cfg.coordinator_sign_seed
+                                                                              : derive_key(cfg.seed, "gopa/sim/coordinator", 0)));
+  if (auto st = coordinator.post_setup(); !st) return st.error();
   phase_done("setup");
 
   // Appends one round's entries, then the coordinator's close. A coordinator under test
   // (cfg.early_close) closes the victim's rounds after everyone else's entries (and the victim's
   // first victim_entries_before) and before the victim's others, which land late.
   using Posts = std::vector<std::pair<std::uint32_t, Bytes>>;
-  auto post_round = [&](std::uint32_t r, Posts entries) -> std::optional<bulletin::Error> {
+  auto post_round = [&](std::uint32_t r, Posts entries) -> bulletin::Status {
     const bool early = cfg.early_close && cfg.early_close->rounds.count(r) > 0;
     std::vector<Bytes> now, late;
     std::size_t victim_posted = 0;
@@ -151,68 +149,18 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
       const bool cut = early && u == cfg.early_close->victim && victim_posted++ >= cfg.early_close->victim_entries_before;
       (cut ? late : now).push_back(std::move(e));
     }
-    if (auto e = fail_if(append_all(board, now))) return e;
-    if (auto e = fail_if(close(r))) return e;
-    if (auto e = fail_if(append_all(board, late))) return e;
-    return std::nullopt;
+    if (auto st = append_all(board, now); !st) return st;
+    if (auto st = coordinator.close(r); !st) return st;
+    return append_all(board, late);
   };
-  // Parties that know themselves excluded (from the board) post nothing more.
-  std::set<std::uint32_t> out_of_session;
 
-  // Rounds 2–3 (and restarts 12, 13, …): joint randomness and noise-seed commitments. A
-  // `withhold` cheater keeps its reveal back in one attempt (the i-th cheater in attempt i), as
-  // colluders that have read the honest reveals would.
-  std::map<std::uint32_t, std::uint32_t> withholds_in;
-  {
-    std::uint32_t i = 0;
-    for (const auto& party : parties) {
-      if (party->cheat == CheatKind::withhold) withholds_in[party->index()] = i++;
-    }
-  }
-  std::optional<View> randomness_view;
-  for (std::uint32_t attempt = 0;; ++attempt) {
-    auto before = read_view(board, sid);
-    if (!before) return before.error();
-    const std::set<std::uint32_t> live = before.value().attempts.at(attempt).live;
-    Posts round;
-    for (auto u : live) {
-      const SeedCommitMessage m = attempt == 0 ? parties[u]->seed_commit(sid, p) : parties[u]->restart_commit(sid, attempt);
-      for (Bytes& e : parties[u]->entries(sid, commit_round_of(attempt), MessageType::noise_seed_commit, m.encode())) {
-        round.emplace_back(u, std::move(e));
-      }
-      if (attempt == 0) progress("seed commitments", u + 1, p.parties);
-    }
-    if (auto e = post_round(commit_round_of(attempt), std::move(round))) return *e;
-    round.clear();
-    for (auto u : live) {
-      if (auto w = withholds_in.find(u); w != withholds_in.end() && w->second == attempt) continue;
-      round.emplace_back(u, parties[u]->entry(sid, reveal_round_of(attempt), MessageType::noise_seed_reveal,
-                                              SeedRevealMessage{parties[u]->share()}.encode()));
-    }
-    if (auto e = post_round(reveal_round_of(attempt), std::move(round))) return *e;
-    auto after = read_view(board, sid);
-    if (!after) return after.error();
-    if (after.value().final_attempt || !after.value().randomness_failed.empty()) {
-      randomness_view = std::move(after).value();
-      break;
-    }
-    ++report.randomness_restarts;
-  }
-  for (const auto& [u, why] : randomness_view->randomness_out) out_of_session.insert(u);
-  const Key32 y = view_randomness(*randomness_view);
-  const std::map<std::uint32_t, Key32> shares = opened_shares(*randomness_view);
-  const Graph g = derive_graph(p.parties, p.neighbors, y);
-  phase_done("joint randomness");
-  const bool randomness_ok = randomness_view->randomness_failed.empty();
-  randomness_view.reset();  // every later round reads the board again (and the decoded seed commitments are big)
-
-  // Round 11 (hidden noise, between rounds 3 and 4): the committee drawn by y computes one
-  // hidden Box–Muller pair per two coordinates; every message goes on the board from its
-  // member; a member named by an abort is left out of every later attempt and call.
-  if (p.noise == NoiseMode::hidden && randomness_ok) {
+  // Round 11 (hidden noise, between rounds 3 and 4): the committee drawn by the joint randomness
+  // computes one hidden Box–Muller pair per two coordinates; every message goes on the board from
+  // its member; a member named by an abort is left out of every later attempt and call.
+  auto run_committee = [&](const View& v) -> bulletin::Status {
     std::vector<std::uint32_t> eligible;  // the parties whose shares made y, as every reader takes them
-    for (const auto& [u, share] : shares) eligible.push_back(u);
-    report.committee = select_committee(p, y, eligible);
+    for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
+    report.committee = select_committee(p, view_randomness(v), eligible);
     std::vector<sampling::Cheat> cheats;
     if (auto c = cfg.cheats.find(CheatKind::committee); c != cfg.cheats.end()) {
       std::vector<std::uint32_t> order = report.committee;
@@ -220,7 +168,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
       for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[pick.uniform(i)]);
       for (std::uint32_t i = 0; i < c->second; ++i) {
         const std::uint32_t u = order[i];
-        parties[u]->cheat = CheatKind::committee;
+        roles[u]->inject(CheatKind::committee);
         report.deviating[u] = cheat_name(CheatKind::committee);
         // A deviation in a step of the committee protocol, chosen from the seed (every
         // sampling::Step except the key checks).
@@ -251,9 +199,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
         std::vector<sampling::HiddenMessage> posts = a.log;
         if (cfg.committee_posts) cfg.committee_posts(call, attempt, posts);
         for (const auto& msg : posts) {
-          if (msg.member >= parties.size()) continue;
-          auto r = board.append(parties[msg.member]->entry(sid, kRoundCommittee, MessageType::committee,
-                                                            CommitteeMessage{call, attempt, msg}.encode()));
+          if (msg.member >= roles.size()) continue;
+          auto r = board.append(roles[msg.member]->party().entry(sid, kRoundCommittee, MessageType::committee,
+                                                                  CommitteeMessage{call, attempt, msg}.encode()));
           if (!r) return r.error();
         }
         ++report.committee_attempts;
@@ -263,7 +211,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
             if (j >= p.dim) break;
             const sampling::SharedOutput& out = a.output->samples[sidx];
             for (std::size_t k = 0; k < out.members.size(); ++k) {
-              parties[out.members[k]]->set_noise_share(p.dim, j, out.shares[k], out.blinders[k]);
+              roles[out.members[k]]->party().set_noise_share(p.dim, j, out.shares[k], out.blinders[k]);
             }
           }
           break;
@@ -278,200 +226,115 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
       }
     }
     progress("hidden noise (committee)", hidden_calls(p), hidden_calls(p));
-    if (auto e = fail_if(close(kRoundCommittee))) return *e;
-    phase_done("hidden noise (committee)");
-  }
+    return coordinator.close(kRoundCommittee);
+  };
 
-  // Round 4: sealed pairwise seeds, lo → hi; 4b: complaints about seeds that are missing or do
-  // not open.
-  std::size_t sent = 0;
-  Posts round;
-  for (std::uint32_t u = 0; u < p.parties && randomness_ok; ++u) {
-    if (out_of_session.count(u)) continue;
-    for (auto w : g.neighbours(u)) {
-      if (w < u) continue;
-      Bytes payload = parties[u]->seal_seed(sid, w, setup.roster[w].box_key, p);
-      round.emplace_back(u, parties[u]->entry(sid, kRoundEdgeSeed, MessageType::edge_seed, std::move(payload), setup.roster[w].sign_key));
-      progress("pairwise seeds", ++sent, g.edges());
+  // Every round in the board's close order: each party's role says what it posts, given the board
+  // with the rounds before closed; the coordinator closes the round after their entries.
+  ProofCache cache;  // proof verdicts carry over between the judgements of later rounds
+  std::map<std::uint32_t, std::string> refused;  // parties whose entries the board refused
+  std::optional<View> view;
+  for (std::size_t i = 0;; ++i) {
+    view.reset();  // one decoded view at a time (the commitments are big)
+    auto read = read_view(board, sid);
+    if (!read) return read.error();
+    view = std::move(read).value();
+    if (i >= view->close_order.size()) break;
+    const std::uint32_t r = view->close_order[i];
+    if (is_restart_round(r) && is_commit_round(r)) ++report.randomness_restarts;
+    if (r == kRoundCommittee || r == kRoundEdgeSeed) {
+      if (report.phases.size() == 1) phase_done("joint randomness");
     }
-  }
-  if (randomness_ok) {
-    if (auto e = post_round(kRoundEdgeSeed, std::move(round))) return *e;
-    round.clear();
-    auto view = read_view(board, sid);
-    if (!view) return view.error();
-    for (std::uint32_t hi = 0; hi < p.parties; ++hi) {
-      if (out_of_session.count(hi)) continue;
-      for (auto lo : g.neighbours(hi)) {
-        if (lo > hi) continue;
-        auto m = view.value().edge_seeds.find({lo, hi});
-        if (m != view.value().edge_seeds.end() && parties[hi]->accept_seed(sid, m->second, setup.roster[lo].box_key, p)) continue;
-        parties[lo]->drop_edge(hi);
-        round.emplace_back(hi, parties[hi]->entry(sid, kRoundBoxComplaint, MessageType::complaint,
-                                                  ComplaintMessage{ComplaintKind::bad_box, lo, hi, {}}.encode()));
+    if (r == kRoundCommittee) {
+      if (auto st = run_committee(*view); !st) return st.error();
+      phase_done("hidden noise (committee)");
+      continue;
+    }
+    Judged judged(*view, &cache);
+    std::vector<PartyRole::Act> acts(p.parties);
+    if (r == kRoundCommit) {
+      // The provers, in parallel.
+      std::mutex progress_mu;
+      std::size_t committed = 0;
+      parallel_for(p.parties, [&](std::size_t u) {
+        acts[u] = roles[u]->act(r, *view, judged);
+        if (acts[u].posts.empty()) return;
+        std::lock_guard<std::mutex> lock(progress_mu);
+        progress("commitments, input-domain and noise proofs", ++committed, p.parties - cfg.dropouts);
+      });
+    } else {
+      std::size_t edges = 0, posted = 0;
+      for (std::uint32_t u = 0; u < p.parties; ++u) {
+        acts[u] = roles[u]->act(r, *view, judged);
+        if (r == kRoundSeedCommit) progress("seed commitments", u + 1, p.parties);
+        if (r == kRoundEdgeSeed && roles[u]->graph()) {
+          edges += acts[u].posts.size();
+          progress("pairwise seeds", edges, roles[u]->graph()->edges());
+        }
+        if (r == kRoundMasked && !acts[u].posts.empty()) progress("masked values", ++posted, p.parties);
       }
     }
-    if (auto e = post_round(kRoundBoxComplaint, std::move(round))) return *e;
-    round.clear();
-    phase_done("pairwise seeds");
-  }
-
-  // Round 6: commitments and range proofs (drop-outs have vanished).
-  std::vector<std::optional<CommitMessage>> commits(p.parties);
-  if (randomness_ok) {
-    auto view = read_view(board, sid);
-    if (!view) return view.error();
-    const std::set<Edge> dropped = dropped_edges(view.value());
-    std::mutex progress_mu;
-    std::size_t committed = 0;
-    parallel_for(parties.size(), [&](std::size_t i) {
-      if (parties[i]->dropout || out_of_session.count(static_cast<std::uint32_t>(i))) return;
-      for (auto w : g.neighbours(static_cast<std::uint32_t>(i))) {
-        if (dropped.count(edge_of(static_cast<std::uint32_t>(i), w))) parties[i]->drop_edge(w);
+    // Deviations of the drivers' own: `replay` posts another party's masked value as its own.
+    if (r == kRoundMasked) {
+      std::vector<std::optional<Bytes>> honest(p.parties);
+      for (std::uint32_t u = 0; u < p.parties; ++u) {
+        if (!acts[u].posts.empty()) honest[u] = acts[u].posts.front().payload;
       }
-      commits[i] = parties[i]->commitments(sid, p, y);
-      std::lock_guard<std::mutex> lock(progress_mu);
-      progress("commitments, input-domain and noise proofs", ++committed, p.parties - cfg.dropouts);
-    });
-    for (auto& party : parties) {
-      if (!commits[party->index()]) continue;
-      for (Bytes& e : party->entries(sid, kRoundCommit, MessageType::commitment, commits[party->index()]->encode())) {
-        round.emplace_back(party->index(), std::move(e));
+      for (std::uint32_t u = 0; u < p.parties; ++u) {
+        if (roles[u]->deviation().cheat != CheatKind::replay || acts[u].posts.empty()) continue;
+        for (std::uint32_t d = 1; d < p.parties; ++d) {
+          if (const auto& other = honest[(u + d) % p.parties]) {
+            acts[u].posts.front().payload = *other;
+            break;
+          }
+        }
       }
     }
-    if (auto e = post_round(kRoundCommit, std::move(round))) return *e;
-    round.clear();
-    for (const auto& c : commits) {
-      if (c) {
-        report.proof_bytes_per_party = proof_bytes(*c);
-        break;
-      }
-    }
-    // 7 (5b): an end of an edge whose terms do not cancel reveals the edge's seed.
-    std::set<Edge> revealed;
+    Posts round;
     for (std::uint32_t u = 0; u < p.parties; ++u) {
-      if (!commits[u] || parties[u]->cheat) continue;  // a deviating party does not defend itself
-      const CommitMessage& mu = *commits[u];
-      for (std::size_t i = 0; i < mu.neighbours.size(); ++i) {
-        const std::uint32_t w = mu.neighbours[i];
-        if (!commits[w]) continue;
-        auto k = slot_of(*commits[w], u);
-        const bool cancels = k.has_value() && edge_cancels(mu, i, *commits[w], *k);
-        if (cancels || !revealed.insert(edge_of(u, w)).second) continue;
-        const auto e = edge_of(u, w);
-        round.emplace_back(u, parties[u]->entry(sid, kRoundCancelComplaint, MessageType::complaint,
-                                                ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *parties[u]->seed_with(w)}.encode()));
+      for (Outgoing& o : acts[u].posts) {
+        std::vector<Bytes> entries = roles[u]->party().entries(sid, o.round, o.type, std::move(o.payload), o.to);
+        if (roles[u]->deviation().cheat == CheatKind::signature && o.type == MessageType::masked_value) {
+          // Signed with a wrong key and appended alone, so the refusal (bad signature) is attributed.
+          auto appended = board.append(entries.front());
+          if (appended.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
+          refused[u] = "masked value refused by the board: " + appended.error().message;
+          continue;
+        }
+        for (Bytes& e : entries) round.emplace_back(u, std::move(e));
       }
     }
-    if (auto e = post_round(kRoundCancelComplaint, std::move(round))) return *e;
-    round.clear();
-    phase_done("commit + input-domain and noise proofs");
-    // Every large proof of the session is made: the provers' tables (hundreds of MB at
-    // d = 10,000) are not needed by the checks and smaller proofs that follow.
-    sigma::release_prover_tables();
+    acts.clear();
+    if (auto st = post_round(r, std::move(round)); !st) return st.error();
+    if (r == kRoundCommit) {
+      for (const auto& role : roles) {
+        if (const CommitMessage* c = role->commitment()) {
+          report.proof_bytes_per_party = proof_bytes(*c);
+          break;
+        }
+      }
+    }
+    if (r == kRoundBoxComplaint) phase_done("pairwise seeds");
+    if (r == kRoundCancelComplaint) {
+      phase_done("commit + input-domain and noise proofs");
+      // Every large proof of the session is made: the provers' tables (hundreds of MB at
+      // d = 10,000) are not needed by the checks and smaller proofs that follow.
+      sigma::release_prover_tables();
+    }
+    if (r == kRoundMasked) phase_done("masked values + output proofs");
+    if (r == kRoundRecovery) phase_done("drop-out recovery");
   }
-
-  // Proof verdicts carry over between the judgements below.
-  ProofCache cache;
-  // Round 8: masked values. A party posts one only if the board, with rounds 2–7 closed, still
-  // counts it and leaves it a hidden edge to a counted party (masked_refusal); a drop-out or a
-  // `missing` cheater publishes none; a `replay` cheater copies another party's.
-  if (randomness_ok) {
-    {  // one decoded view at a time: this one is gone before round 9 reads the board again
-      auto view = read_view(board, sid);
-      if (!view) return view.error();
-      const Verdict before = judge(view.value(), g, &cache);
-      std::vector<std::optional<MaskedMessage>> masked(p.parties);
-      for (auto& party : parties) {
-        const std::uint32_t u = party->index();
-        if (party->dropout || party->cheat == CheatKind::missing || !commits[u]) continue;
-        if (!party->cheat && !masked_refusal(view.value(), g, before, u).empty()) continue;
-        masked[u] = party->masked(sid, p, *commits[u]);
-      }
-      std::size_t posted = 0;
-      for (auto& party : parties) {
-        const std::uint32_t u = party->index();
-        if (!masked[u]) continue;
-        MaskedMessage m = *masked[u];
-        if (party->cheat == CheatKind::replay) {
-          for (std::uint32_t d = 1; d < p.parties; ++d) {
-            const std::uint32_t other = (u + d) % p.parties;
-            if (masked[other]) {
-              m = *masked[other];
-              break;
-            }
-          }
-        }
-        std::vector<Bytes> entries = party->entries(sid, kRoundMasked, MessageType::masked_value, m.encode());
-        if (party->cheat == CheatKind::signature) {
-          // Appended alone, so the refusal (bad signature) is attributed.
-          auto r = board.append(entries.front());
-          if (r.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
-          report.excluded[u] = "masked value refused by the board: " + r.error().message;
-        } else {
-          for (Bytes& e : entries) round.emplace_back(u, std::move(e));
-        }
-        progress("masked values", ++posted, p.parties);
-      }
-      if (auto e = post_round(kRoundMasked, std::move(round))) return *e;
-      round.clear();
-      phase_done("masked values + output proofs");
-    }
-
-    // Round 9: the counted neighbours of excluded parties reveal their edge seeds, so the excluded
-    // parties' pairwise terms can be removed from the sum; excluded committee members open their
-    // noise shares. Nothing is revealed when the verdict withholds the result.
-    auto rv = read_view(board, sid);
-    if (!rv) return rv.error();
-    const Verdict verdict = judge(rv.value(), g, &cache);
-    std::set<Edge> revealed_edges;
-    if (verdict.withheld.empty()) {
-      for (const auto& [u, why] : verdict.bad) {
-        // A member opens its shares only when excluded for a deviation the board attests (never
-        // an honest one); the verdict withholds the result otherwise.
-        if (!parties[u]->dropout && parties[u]->holds_noise_share() && verdict.attested.count(u)) {
-          for (Bytes& e : parties[u]->entries(sid, kRoundRecovery, MessageType::noise_share,
-                                              parties[u]->noise_share_message(p.dim).encode())) {
-            round.emplace_back(u, std::move(e));
-          }
-        }
-      }
-      for (const Edge& e : verdict.unresolved) {
-        for (std::uint32_t w : {e.first, e.second}) {
-          const std::uint32_t other = w == e.first ? e.second : e.first;
-          if (verdict.bad.count(w) || parties[w]->dropout) continue;
-          const Seed32* s = parties[w]->seed_with(other);
-          if (!s || !revealed_edges.insert(e).second) continue;
-          round.emplace_back(w, parties[w]->entry(sid, kRoundRecovery, MessageType::complaint,
-                                                  ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *s}.encode()));
-        }
-      }
-    }
-    if (auto e = post_round(kRoundRecovery, std::move(round))) return *e;
-    round.clear();
-    phase_done("drop-out recovery");
-  }
+  if (report.phases.size() == 1) phase_done("joint randomness");  // it failed: no later round
 
   // Round 10: the coordinator checks everything and releases the result, unless the verdict
   // withholds it.
-  auto view = read_view(board, sid);
-  if (!view) return view.error();
-  Verdict verdict = judge(view.value(), g, &cache);
-  report.withheld = verdict.withheld;
-  if (verdict.hidden) report.committee_bytes = view.value().committee_bytes;
-  if (verdict.withheld.empty()) {
-    if (auto e = fail_if(coordinator_post(kRoundResult, MessageType::result,
-                                          ResultMessage{verdict.counted, verdict.sum}.encode(p.parties)))) {
-      return *e;
-    }
-  }
-  report.counted = verdict.counted;
-  for (const auto& [u, why] : verdict.bad) report.excluded.emplace(u, why);
-  report.named = verdict.named;
-  if (verdict.withheld.empty()) report.estimate = estimate_of(p, verdict.sum, verdict.counted.size());
-  for (auto u : verdict.counted) report.published[u] = estimate_of(p, view.value().masked.at(u).xhat, 1);
+  auto verdict = coordinator.release(*view, &cache, report);
+  if (!verdict) return verdict.error();
+  for (const auto& [u, why] : refused) report.excluded[u] = why;
+  if (verdict.value().hidden) report.committee_bytes = view->committee_bytes;
+  for (auto u : report.counted) report.published[u] = estimate_of(p, view->masked.at(u).xhat, 1);
   phase_done("aggregate");
-  view = bulletin::Result<View>(View{});  // released before the board is read once more
+  view.reset();  // released before the board is read once more
   auto final_view = read_view(board, sid);
   if (final_view) {
     report.board_entries = final_view.value().entries;

@@ -1,4 +1,6 @@
-// Internal to gopa_protocol: one party's secrets and messages.
+// Internal to gopa_protocol: one party's secrets and messages (Party), and the party as a state
+// machine over the board (PartyRole), which both drivers run: run_session in lockstep, run_party
+// by polling a shared board.
 #pragma once
 
 #include "run_internal.hpp"
@@ -105,11 +107,12 @@ class Party {
   }
 
   // The signed entries of one message: one entry, or its chunks when it is longer than an entry.
-  std::vector<Bytes> entries(const Bytes32& sid, std::uint32_t round, MessageType type, Bytes payload) {
+  std::vector<Bytes> entries(const Bytes32& sid, std::uint32_t round, MessageType type, Bytes payload,
+                             const PublicKey& recipient = {}) {
     std::vector<Bytes> parts = chunk_payloads(std::move(payload));
     if (parts.size() > 1 && chunk_posts) chunk_posts(index_, type, round, parts);  // test only
     std::vector<Bytes> out;
-    for (Bytes& part : parts) out.push_back(entry(sid, round, type, std::move(part)));
+    for (Bytes& part : parts) out.push_back(entry(sid, round, type, std::move(part), recipient));
     return out;
   }
   std::function<void(std::uint32_t, MessageType, std::uint32_t, std::vector<Bytes>&)> chunk_posts;
@@ -451,6 +454,92 @@ class Party {
   Key32 secrets_{};
   bool derived_ = false;
   unsigned threads_ = 1;
+};
+
+// One message a role posts: its round, type, payload (whole: the driver cuts it into chunks) and
+// recipient (zero: everyone).
+struct Outgoing {
+  std::uint32_t round = 0;
+  MessageType type{};
+  Bytes payload;
+  PublicKey to{};
+};
+
+// The verdict over one view, computed at most once whoever asks (a role, a driver).
+class Judged {
+ public:
+  Judged(const View& v, ProofCache* cache) : v_(v), cache_(cache) {}
+  const Verdict& of(const Graph& g) {
+    if (!verdict_) verdict_ = judge(v_, g, cache_);
+    return *verdict_;
+  }
+
+ private:
+  const View& v_;
+  ProofCache* cache_;
+  std::optional<Verdict> verdict_;
+};
+
+// TEST ONLY: how a party deviates, injected from outside its round logic. Message-level
+// deviations are played here by PartyRole (and by the drivers: `replay` copies another party's
+// masked value, `signature` signs with a wrong key); the prover's cheats (range, forge, seed,
+// cancel, noise, output) are played by Party's prover on the statement it is given.
+struct Deviation {
+  std::optional<CheatKind> cheat;
+  bool dropout = false;                           // posts nothing from the commitments on
+  std::optional<std::uint32_t> withhold_attempt;  // `withhold`: keeps back its reveal in this attempt
+};
+
+// One party as a state machine over the board. act(r, v) returns the messages the party posts in
+// round r, given a view of the board in which every round before r (in the board's close order,
+// View::close_order) is closed. The drivers call it once per round in that order; a restarted
+// party process calls it again from the first round (every secret is re-derived, and what is on
+// the board already is not posted twice).
+class PartyRole {
+ public:
+  PartyRole(std::unique_ptr<Party> party, const SetupMessage& setup, Deviation deviation = {});
+
+  struct Act {
+    std::vector<Outgoing> posts;
+    std::string stop;  // non-empty: the party posts nothing more in this session (why)
+  };
+  [[nodiscard]] Act act(std::uint32_t round, const View& v, Judged& judged);
+
+  // Before round 9: whether a masked value may still be in flight (some party that committed has
+  // none on the board, and the result is not withheld). A party process then reads the board
+  // again min_round_ms after round 8 closed.
+  [[nodiscard]] bool awaits_late_masked(const View& v, Judged& judged);
+  // A restarted party that posted its masked value before decided then; it does not decide again.
+  void masked_already_posted() { masked_posted_ = true; }
+
+  // A deviation drawn after the session began (a committee member's, once the committee is drawn).
+  void inject(CheatKind k) {
+    dev_.cheat = k;
+    me_->cheat = k;
+  }
+
+  Party& party() { return *me_; }
+  const Deviation& deviation() const { return dev_; }
+  [[nodiscard]] const CommitMessage* commitment() const { return mine_ ? &*mine_ : nullptr; }
+  [[nodiscard]] bool stopped() const { return !stopped_.empty(); }
+  [[nodiscard]] const Graph* graph() const { return graph_ ? &*graph_ : nullptr; }
+
+ private:
+  std::vector<Outgoing> reveal(std::uint32_t w, std::uint32_t round);
+  std::string fix_randomness(const View& v);
+
+  std::unique_ptr<Party> me_;
+  SetupMessage setup_;
+  Deviation dev_;
+  std::uint32_t u_;
+  Bytes32 sid_{};
+  std::set<std::uint32_t> committed_in_;  // randomness attempts this party committed in
+  std::optional<Key32> y_;
+  std::optional<Graph> graph_;
+  std::optional<CommitMessage> mine_;
+  std::set<Edge> revealed_;
+  bool masked_posted_ = false;
+  std::string stopped_;
 };
 
 }  // namespace gopa::protocol::detail

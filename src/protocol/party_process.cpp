@@ -160,9 +160,14 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   // already posted in the session is on the board: a party that restarts re-derives its state
   // from both and posts only what it still owes (docs/protocol.md § Restarts).
   Key32 secrets = party_secrets(o.keys, sid, o.index, board.verifier().vkey());
-  Party me(o.index, o.keys, secrets, std::move(input));
-  me.set_threads(o.threads == 0 ? std::max(1U, std::thread::hardware_concurrency()) : o.threads);
+  auto party = std::make_unique<Party>(o.index, o.keys, secrets, std::move(input));
+  party->set_threads(o.threads == 0 ? std::max(1U, std::thread::hardware_concurrency()) : o.threads);
   sodium_memzero(secrets.data(), secrets.size());
+  Deviation deviation;  // test only
+  deviation.cheat = o.cheat;
+  if (o.cheat == CheatKind::withhold) deviation.withhold_attempt = 0;
+  PartyRole role(std::move(party), setup, deviation);
+  Party& me = role.party();
   const std::uint32_t u = o.index;
   auto own = own_entries(board, sid, setup.roster[u].sign_key);
   if (!own) return own.error();
@@ -212,6 +217,10 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     }
     if (closed_at_start.count(round)) return {};
     auto r = board.append(me.entry(sid, round, type, std::move(payload), to));
+    if (!r && o.cheat == CheatKind::signature && type == MessageType::masked_value) {
+      say(o.log, "masked value refused by the board: " + r.error().message + " (test deviation)");
+      return {};
+    }
     if (!r) return r.error();
     return {};
   };
@@ -267,123 +276,62 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     return var.error();                    \
   }
 
-  // Rounds 2–3 and any restarts: the joint randomness.
-  me.step("randomness", 0, {});
-  if (auto st = post(kRoundSeedCommit, MessageType::noise_seed_commit, me.seed_commit(sid, p).encode()); !st) return st.error();
-  GOPA_TRY_VIEW(v2, finish(kRoundSeedCommit));
-  if (auto st = post(kRoundSeedReveal, MessageType::noise_seed_reveal, SeedRevealMessage{me.share()}.encode()); !st) {
-    return st.error();
+  // The rounds in the board's close order (2, 3, the restarts, 11, 4, …, 9): in each, this
+  // party's role says what it posts, given the board with the rounds before it closed. A
+  // restarted party runs them from the first again: its secrets are re-derived, and what is on
+  // the board already is not posted twice (post_one).
+  if (std::any_of(posted.begin(), posted.end(), [](const Entry& e) {
+        return e.round == kRoundMasked && e.type == MessageType::masked_value;
+      })) {
+    role.masked_already_posted();
   }
-  GOPA_TRY_VIEW(v3, finish(kRoundSeedReveal));
-  View rv = std::move(v3).value();
-  while (!rv.final_attempt && rv.randomness_failed.empty()) {
-    const auto a = static_cast<std::uint32_t>(rv.attempts.size() - 1);
-    if (!rv.attempts[a].live.count(u)) break;
-    say(o.log, "randomness restart " + std::to_string(a));
-    me.step("randomness", a, {});  // fresh shares: each attempt its own stream
-    if (auto st = post(commit_round_of(a), MessageType::noise_seed_commit, me.restart_commit(sid, a).encode()); !st) {
-      return st.error();
-    }
-    GOPA_TRY_VIEW(vc, finish(commit_round_of(a)));
-    if (auto st = post(reveal_round_of(a), MessageType::noise_seed_reveal, SeedRevealMessage{me.share()}.encode()); !st) {
-      return st.error();
-    }
-    GOPA_TRY_VIEW(vr, finish(reveal_round_of(a)));
-    rv = std::move(vr).value();
-  }
-  if (!rv.randomness_failed.empty()) {
-    out.withheld = rv.randomness_failed;
-    return stop(rv.randomness_failed);
-  }
-  if (auto it = rv.randomness_out.find(u); it != rv.randomness_out.end()) return stop("excluded: " + it->second);
-  const Key32 y = view_randomness(rv);
-  const Graph g = derive_graph(p.parties, p.neighbors, y);
-  for (auto w : g.neighbours(u)) {
-    if (w < u) continue;
-    me.step("edge seed", w, y);
-    if (auto st = post(kRoundEdgeSeed, MessageType::edge_seed, me.seal_seed(sid, w, setup.roster[w].box_key, p),
-                       setup.roster[w].sign_key);
-        !st) {
-      return st.error();
-    }
-  }
-  GOPA_TRY_VIEW(v4, finish(kRoundEdgeSeed));
-  for (auto w : g.neighbours(u)) {
-    if (w > u) continue;
-    auto m = v4.value().edge_seeds.find({w, u});
-    if (m == v4.value().edge_seeds.end() || !me.accept_seed(sid, m->second, setup.roster[w].box_key, p)) {
-      if (auto st = post(kRoundBoxComplaint, MessageType::complaint,
-                         ComplaintMessage{ComplaintKind::bad_box, w, u, {}}.encode());
-          !st) {
-        return st.error();
+  ProofCache cache;
+  View v = std::move(first).value();
+  for (std::size_t i = 0; i < v.close_order.size(); ++i) {
+    const std::uint32_t r = v.close_order[i];
+    if (r == kRoundRecovery) {
+      // When some party that committed has no masked value, wait until min_round_ms has passed
+      // since round 8 closed and read the board again: a masked value in flight at the close
+      // shows up, and then nothing is revealed.
+      Judged at_close(v, &cache);
+      if (role.awaits_late_masked(v, at_close)) {
+        std::this_thread::sleep_until(last_close + std::chrono::milliseconds(p.min_round_ms));
+        auto again = read_view(board, sid);
+        if (!again) return again.error();
+        v = std::move(again).value();
       }
     }
-  }
-  GOPA_TRY_VIEW(v5, finish(kRoundBoxComplaint));
-  const std::set<Edge> dropped = dropped_edges(v5.value());
-  for (auto w : g.neighbours(u)) {
-    if (dropped.count(edge_of(u, w))) me.drop_edge(w);
-  }
-  me.step_commitments(y, effective_neighbours(g, dropped, u));
-  const CommitMessage mine = me.commitments(sid, p, y);
-  if (auto st = post(kRoundCommit, MessageType::commitment, mine.encode()); !st) return st.error();
-  GOPA_TRY_VIEW(v6, finish(kRoundCommit));
-  std::set<Edge> revealed;
-  auto reveal = [&](std::uint32_t w, std::uint32_t round) -> bulletin::Status {
-    const Seed32* seed = me.seed_with(w);
-    if (!seed || !revealed.insert(edge_of(u, w)).second) return {};
-    const Edge e = edge_of(u, w);
-    return post(round, MessageType::complaint, ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *seed}.encode());
-  };
-  for (std::size_t i = 0; i < mine.neighbours.size(); ++i) {
-    const std::uint32_t w = mine.neighbours[i];
-    auto mw = v6.value().commits.find(w);
-    if (mw == v6.value().commits.end()) continue;
-    auto k = slot_of(mw->second, u);
-    if (k && edge_cancels(mine, i, mw->second, *k)) continue;
-    if (auto st = reveal(w, kRoundCancelComplaint); !st) return st.error();
-  }
-  GOPA_TRY_VIEW(v7, finish(kRoundCancelComplaint));
-  // The masked value goes out only if the board, with rounds 2–7 closed, still counts this party
-  // and leaves it a hidden edge to a counted party: once on the board it is public for good.
-  // A party that posted its masked value before a restart decided then.
-  ProofCache cache;
-  const bool masked_posted = std::any_of(posted.begin(), posted.end(), [](const Entry& e) {
-    return e.round == kRoundMasked && e.type == MessageType::masked_value;
-  });
-  if (!masked_posted) {
-    const Verdict before = judge(v7.value(), g, &cache);
-    if (std::string why = masked_refusal(v7.value(), g, before, u); !why.empty()) return stop(why);
-  }
-  me.step("masked value", 0, mine.encode());
-  if (auto st = post(kRoundMasked, MessageType::masked_value, me.masked(sid, p, mine).encode()); !st) return st.error();
-  GOPA_TRY_VIEW(v8, finish(kRoundMasked));
-  // Round 9: reveal the seeds the verdict asks of this party (its edges to excluded parties).
-  // When some party that committed has no masked value, wait until min_round_ms has passed since
-  // round 8 closed and read the board again: a masked value in flight at the close shows up, and
-  // then nothing is revealed.
-  View v9 = std::move(v8).value();
-  {
-    const Verdict at_close = judge(v9, g, &cache);
-    const bool missing = std::any_of(at_close.bad.begin(), at_close.bad.end(),
-                                     [](const auto& b) { return b.second == kNoMaskedReason; });
-    if (missing && at_close.withheld.empty()) {
-      std::this_thread::sleep_until(last_close + std::chrono::milliseconds(p.min_round_ms));
-      auto again = read_view(board, sid);
-      if (!again) return again.error();
-      v9 = std::move(again).value();
+    Judged judged(v, &cache);
+    PartyRole::Act act = role.act(r, v, judged);
+    if (!act.stop.empty()) return stop(act.stop);
+    for (Outgoing& m : act.posts) {
+      if (o.cheat == CheatKind::replay && m.type == MessageType::masked_value) {
+        // Test deviation: waits for another party's masked value and posts it as its own.
+        auto other = wait_view(board, sid, o.poll_ms, p.round_timeout_ms, [u](const View& w) {
+          return std::any_of(w.masked.begin(), w.masked.end(), [u](const auto& e) { return e.first != u; });
+        }, "another party's masked value");
+        if (other) {
+          for (const auto& [w, msg] : other.value().masked) {
+            if (w != u) {
+              m.payload = msg.encode();
+              break;
+            }
+          }
+        }
+      }
+      if (auto st = post(m.round, m.type, std::move(m.payload), m.to); !st) return st.error();
     }
+    GOPA_TRY_VIEW(closed, finish(r));
+    v = std::move(closed).value();
   }
-  {
-    const Verdict verdict = judge(v9, g, &cache);
-    for (const Edge& e : verdict.unresolved) {
-      if (e.first != u && e.second != u) continue;
-      if (auto st = reveal(e.first == u ? e.second : e.first, kRoundRecovery); !st) return st.error();
-    }
+  if (!v.randomness_failed.empty()) {
+    out.withheld = v.randomness_failed;
+    return stop(v.randomness_failed);
   }
-  GOPA_TRY_VIEW(v10, finish(kRoundRecovery));
+  if (auto it = v.randomness_out.find(u); it != v.randomness_out.end()) return stop("excluded: " + it->second);
+  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
   {
-    const Verdict verdict = judge(v10.value(), g, &cache);
+    const Verdict verdict = judge(v, g, &cache);
     if (!verdict.withheld.empty()) {
       out.withheld = verdict.withheld;
       out.excluded = verdict.bad;
@@ -391,7 +339,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
       return out;
     }
   }
-  GOPA_TRY_VIEW(vr, wait_view(board, sid, o.poll_ms, close_wait, [](const View& v) { return v.result.has_value(); },
+  GOPA_TRY_VIEW(vr, wait_view(board, sid, o.poll_ms, close_wait, [](const View& w) { return w.result.has_value(); },
                               "the result"));
 #undef GOPA_TRY_VIEW
   // The party checks the released result against its own recomputation over the same rounds;

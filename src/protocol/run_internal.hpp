@@ -352,6 +352,24 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache);
 std::string masked_refusal(const View& v, const Graph& g, const Verdict& verdict, std::uint32_t u);
 std::vector<double> estimate_of(const SessionParams& p, const std::vector<Scalar>& sum, std::size_t count);
 
+// The coordinator as a role, which both drivers run: it posts the setup, closes the rounds in the
+// only order readers accept (View::close_order), and releases the result.
+class CoordinatorRole {
+ public:
+  CoordinatorRole(bulletin::Board& board, SetupMessage setup, SigningKey key, CoordinatorPoster::Deviate deviate = {})
+      : setup_(std::move(setup)), poster_(board, setup_.params.session_id(), std::move(key), std::move(deviate)) {}
+  [[nodiscard]] bulletin::Status post_setup();
+  [[nodiscard]] bulletin::Status close(std::uint32_t round);
+  // With every round closed: the verdict over the board, and the result posted unless the verdict
+  // withholds it. Fills report's counted, excluded, named, withheld and estimate.
+  [[nodiscard]] bulletin::Result<Verdict> release(const View& v, ProofCache* cache, RunReport& report);
+  [[nodiscard]] const SetupMessage& setup() const { return setup_; }
+
+ private:
+  SetupMessage setup_;
+  CoordinatorPoster poster_;
+};
+
 void say(const std::function<void(const std::string&)>& log, const std::string& line);
 // Polls the board until pred(view) holds; an error after `timeout_ms` (0: wait forever).
 bulletin::Result<View> wait_view(bulletin::Board& board, const std::optional<Bytes32>& session, std::uint32_t poll_ms,

@@ -536,6 +536,82 @@ TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never g
   }
 }
 
+TEST_CASE("Across processes over HTTP: a gopa party --cheat KIND is excluded for its deviation, nobody honest is blamed",
+          "[cli][party][cheat]") {
+  // gopa board serve, gopa coordinate, four honest gopa party processes and one with the
+  // test-only --cheat KIND, which deviates as `gopa run --cheat KIND` cheaters do (the whole
+  // matrix runs across party threads in test_adversary.cpp). Three kinds: a forged proof, a
+  // pairwise term that does not cancel (named after a seed reveal), another party's masked value.
+  struct Case {
+    const char* kind;
+    const char* reason;
+  };
+  for (const Case& c : {Case{"forge", "input outside the domain [0, M]"},
+                        Case{"cancel", "does not follow from the revealed edge seed"},
+                        Case{"replay", "output proof rejected"}}) {
+    INFO("cheat " << c.kind);
+    TempDir d;
+    std::string g = "'";
+    g += GOPA_BINARY;
+    g += "'";
+    for (int i = 0; i < 5; ++i) REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
+    const int bad = 3;
+    {
+      std::ofstream sh(d.path / "cheat.sh");
+      sh << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub > roster.jsonl\n"
+         << serve_board(g)
+         << "PIDS=\"\"\n"
+         << "for i in 0 1 2 3 4; do\n"
+         << "  EXTRA=\"\"; [ $i = " << bad << " ] && EXTRA=\"--cheat " << c.kind << "\"\n"
+         << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input $((i + 1)) --json"
+         << " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 $EXTRA > party$i.json 2> party$i.err &\n"
+         << "  PIDS=\"$PIDS $!\"\n"
+         << "done\n"
+         << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 5 --input-max 10"
+         << " --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --sampler clt --sampler-precision 8"
+         << " --round-timeout-ms 5000 --min-round-ms 300 --json > coordinator.json 2> coordinator.err || true\n"
+         << "for p in $PIDS; do wait $p || true; done\n"
+         << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json || true\n";
+    }
+    const std::string cmd = "cd '" + d.path.string() + "' && bash cheat.sh";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
+    const auto ja = nlohmann::json::parse(std::ifstream(d.path / "audit.json"));
+    const std::string bad_key = std::to_string(bad);
+    REQUIRE(jc.at("excluded").contains(bad_key));
+    CHECK(jc.at("excluded").at(bad_key).get<std::string>().find(c.reason) != std::string::npos);
+    REQUIRE(ja.at("excluded").contains(bad_key));
+    CHECK(ja.at("excluded").at(bad_key).get<std::string>().find(c.reason) != std::string::npos);
+    for (int i = 0; i < 5; ++i) {
+      if (i == bad) continue;
+      INFO("honest party " << i);
+      const std::string key = std::to_string(i);
+      CHECK_FALSE(jc.at("excluded").contains(key));
+      CHECK_FALSE(jc.at("named").contains(key));
+      CHECK_FALSE(ja.at("excluded").contains(key));
+      CHECK_FALSE(ja.at("named").contains(key));
+      const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + key + ".json")));  // NOLINT
+      CHECK(jp.at("counted_me") == true);
+      CHECK(jp.at("estimate") == jc.at("estimate"));
+    }
+    CHECK(ja.at("estimate") == jc.at("estimate"));
+    for (const auto& check : ja.at("checks")) {
+      const std::string name = check.at("name");
+      if (name == "released result matches the recomputation" || name == "excluded parties' pairwise terms removed") {
+        CHECK(check.at("status") == "PASS");
+      }
+    }
+  }
+  // An unknown kind, or the committee's (hidden noise only), is refused before anything is posted.
+  TempDir d;
+  REQUIRE(gopa("keys --out k.json > /dev/null", d.path).code == 0);
+  const auto r = gopa("party --board http://127.0.0.1:9 --board-key 00 --id 0 --keys k.json --input 1 --cheat committee"
+                      " 2> err.txt", d.path);
+  CHECK(r.code == 3);
+  CHECK(slurp_file(d.path / "err.txt").find("--cheat") != std::string::npos);
+}
+
 TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is refused", "[cli][run][privacy]") {
   TempDir d;
   // k = 1: a disconnected honest subgraph is far too likely for δ; refused, nothing written.

@@ -65,7 +65,8 @@ using Deviate = std::function<std::vector<Entry>(const Entry&)>;
 // One session: the coordinator and every party in threads; `deviate` drives party `bad`; `after`
 // posts more once everyone has finished; then the audit.
 Outcome run(const Setup& s, const std::map<std::uint32_t, Deviate>& deviating,
-            const std::function<void(bulletin::Board&)>& after = {}, Deviate coordinator = {}) {
+            const std::function<void(bulletin::Board&)>& after = {}, Deviate coordinator = {},
+            const std::map<std::uint32_t, CheatKind>& cheats = {}) {
   auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
   Outcome out;
   out.parties.resize(s.p.parties);
@@ -87,6 +88,7 @@ Outcome run(const Setup& s, const std::map<std::uint32_t, Deviate>& deviating,
       // These tests are about framing, not about the noise: a requirement the small σ's meet.
       po.requirement = {1e6, 0.5, 1.0};
       if (auto d = deviating.find(u); d != deviating.end()) po.deviate = d->second;
+      if (auto c = cheats.find(u); c != cheats.end()) po.cheat = c->second;
       out.parties[u] = run_party(po, *board);
     });
   }
@@ -167,6 +169,48 @@ int runs() {
 }
 
 }  // namespace
+
+TEST_CASE("The cheat matrix across party processes: each cheater is excluded for its deviation, nobody honest is blamed",
+          "[protocol][adversary][cheat]") {
+  // The same deviations as run_session's simulated cheaters (test_run.cpp), played by one
+  // run_party among honest ones: the round logic is the one PartyRole of both drivers.
+  struct Case {
+    CheatKind kind;
+    const char* reason;  // what every reader gives as the cheater's exclusion
+  };
+  const Case cases[] = {
+      {CheatKind::range, "input outside the domain [0, M]"},
+      {CheatKind::forge, "input outside the domain [0, M]"},
+      {CheatKind::seed, "noise not sampled from its committed seeds"},
+      {CheatKind::noise, "noise not sampled from its committed seeds"},
+      {CheatKind::cancel, "does not follow from the revealed edge seed"},
+      {CheatKind::output, "output proof rejected"},
+      {CheatKind::replay, "output proof rejected"},
+      {CheatKind::signature, "no masked value"},  // the board refused it: nobody else saw it
+      {CheatKind::missing, "no masked value"},
+      {CheatKind::withhold, "no randomness reveal"},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION("cheat " << cheat_name(c.kind)) {
+      Setup s = make_setup(5, 900 + static_cast<std::uint64_t>(c.kind));
+      s.p.min_round_ms = 300;
+      const std::uint32_t bad = 2;
+      const Outcome o = run(s, {}, {}, {}, {{bad, c.kind}});
+      check_promises(s, {bad}, o);
+      const RunReport& r = o.coordinated->value();
+      REQUIRE(r.excluded.count(bad) == 1);
+      INFO("excluded: " << r.excluded.at(bad));
+      CHECK(r.excluded.at(bad).find(c.reason) != std::string::npos);
+      CHECK(o.audit.misbehaving.count(bad) == 1);
+      CHECK(r.counted.size() == 4);
+      if (c.kind == CheatKind::withhold) CHECK(r.randomness_restarts == 1);
+      // The cheater's own process ends without error: it played its deviation to the end.
+      REQUIRE(o.parties[bad].has_value());
+      INFO((o.parties[bad]->ok() ? std::string() : o.parties[bad]->error().message));
+      CHECK(o.parties[bad]->ok());
+    }
+  }
+}
 
 TEST_CASE("A withheld randomness reveal posted under a later round changes nothing", "[protocol][adversary]") {
   const Setup s = make_setup(6, 101);

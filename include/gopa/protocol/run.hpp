@@ -174,6 +174,11 @@ struct PartyOptions {
   // round, session or payload, copies, entries kept back from earlier calls — which are signed
   // with the party's key and fresh sequence numbers; a post the board refuses is skipped.
   std::function<std::vector<bulletin::Entry>(const bulletin::Entry& planned)> deviate;
+  // TEST ONLY: the party deviates as a simulated cheater of this kind does in run_session (the
+  // cheat matrix across processes): `withhold` keeps back its first reveal, `replay` waits for
+  // another party's masked value and posts it as its own; `committee` needs hidden noise, which
+  // separate processes refuse.
+  std::optional<CheatKind> cheat;
   // TEST ONLY: run_party returns (PartyOutcome::stopped says so) right after posting its marker of
   // this round, without waiting for the close, as a party killed there would; calling run_party
   // again with the same keys resumes the session.

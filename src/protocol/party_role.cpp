@@ -1,0 +1,159 @@
+// One party as a state machine over the board: the round order of a party, written once for both
+// drivers (run_session, run_party). Protocol: docs/protocol.md § Rounds.
+#include "party.hpp"
+
+namespace gopa::protocol::detail {
+
+PartyRole::PartyRole(std::unique_ptr<Party> party, const SetupMessage& setup, Deviation deviation)
+    : me_(std::move(party)), setup_(setup), dev_(std::move(deviation)), u_(me_->index()), sid_(setup.params.session_id()) {
+  if (dev_.cheat) me_->cheat = dev_.cheat;
+}
+
+// Once the joint randomness is fixed: why this party is out of the session (empty: it is in), and
+// the randomness and graph every later round uses.
+std::string PartyRole::fix_randomness(const View& v) {
+  if (!v.randomness_failed.empty()) return v.randomness_failed;
+  if (auto it = v.randomness_out.find(u_); it != v.randomness_out.end()) return "excluded: " + it->second;
+  if (!y_) {
+    y_ = view_randomness(v);
+    graph_ = derive_graph(setup_.params.parties, setup_.params.neighbors, *y_);
+  }
+  return {};
+}
+
+// The seed of edge {u, w} revealed in `round`, once per edge.
+std::vector<Outgoing> PartyRole::reveal(std::uint32_t w, std::uint32_t round) {
+  const Seed32* seed = me_->seed_with(w);
+  if (!seed || !revealed_.insert(edge_of(u_, w)).second) return {};
+  const Edge e = edge_of(u_, w);
+  return {Outgoing{round, MessageType::complaint,
+                   ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *seed}.encode(), {}}};
+}
+
+bool PartyRole::awaits_late_masked(const View& v, Judged& judged) {
+  if (!graph_) return false;
+  const Verdict& at_close = judged.of(*graph_);
+  const bool missing = std::any_of(at_close.bad.begin(), at_close.bad.end(),
+                                   [](const auto& b) { return b.second == kNoMaskedReason; });
+  return missing && at_close.withheld.empty() && !v.closed.count(kRoundRecovery);
+}
+
+PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged) {
+  Act out;
+  if (!stopped_.empty()) {
+    out.stop = stopped_;
+    return out;
+  }
+  auto stop = [&](std::string why) {
+    stopped_ = std::move(why);
+    out.stop = stopped_;
+    return out;
+  };
+  const SessionParams& p = setup_.params;
+
+  // Rounds 2–3 and the restarts: the joint randomness. Each attempt draws a fresh share from its
+  // own step stream.
+  if (is_commit_round(round)) {
+    const std::uint32_t a = attempt_of_round(round);
+    if (a >= v.attempts.size() || !v.attempts[a].live.count(u_)) {
+      if (auto it = v.randomness_out.find(u_); it != v.randomness_out.end()) return stop("excluded: " + it->second);
+      return out;
+    }
+    me_->step("randomness", a, {});
+    const SeedCommitMessage m = a == 0 ? me_->seed_commit(sid_, p) : me_->restart_commit(sid_, a);
+    committed_in_.insert(a);
+    out.posts.push_back({round, MessageType::noise_seed_commit, m.encode(), {}});
+    return out;
+  }
+  if (is_reveal_round(round)) {
+    const std::uint32_t a = attempt_of_round(round);
+    if (!committed_in_.count(a) || dev_.withhold_attempt == a) return out;
+    out.posts.push_back({round, MessageType::noise_seed_reveal, SeedRevealMessage{me_->share()}.encode(), {}});
+    return out;
+  }
+  if (std::string why = fix_randomness(v); !why.empty()) return stop(why);
+  const Graph& g = *graph_;
+
+  switch (round) {
+    case kRoundCommittee:
+      // The committee's own messages are its members' (the committee runs beside the rounds).
+      return out;
+    case kRoundEdgeSeed:
+      // Sealed pairwise seeds, lo → hi.
+      for (auto w : g.neighbours(u_)) {
+        if (w < u_) continue;
+        me_->step("edge seed", w, *y_);
+        out.posts.push_back({round, MessageType::edge_seed, me_->seal_seed(sid_, w, setup_.roster[w].box_key, p),
+                             setup_.roster[w].sign_key});
+      }
+      return out;
+    case kRoundBoxComplaint:
+      // A sealed seed that is missing or does not open to its commitment drops the edge.
+      for (auto w : g.neighbours(u_)) {
+        if (w > u_) continue;
+        auto m = v.edge_seeds.find({w, u_});
+        if (m != v.edge_seeds.end() && me_->accept_seed(sid_, m->second, setup_.roster[w].box_key, p)) continue;
+        out.posts.push_back({round, MessageType::complaint, ComplaintMessage{ComplaintKind::bad_box, w, u_, {}}.encode(), {}});
+      }
+      return out;
+    case kRoundCommit: {
+      // Commitments with the input-domain and noise proofs, over the edges that were not dropped.
+      if (dev_.dropout) return stop("dropped out (test)");
+      const std::set<Edge> dropped = dropped_edges(v);
+      for (auto w : g.neighbours(u_)) {
+        if (dropped.count(edge_of(u_, w))) me_->drop_edge(w);
+      }
+      me_->step_commitments(*y_, effective_neighbours(g, dropped, u_));
+      mine_ = me_->commitments(sid_, p, *y_);
+      out.posts.push_back({round, MessageType::commitment, mine_->encode(), {}});
+      return out;
+    }
+    case kRoundCancelComplaint:
+      // An end of an edge whose terms do not cancel reveals the edge's seed. A deviating party
+      // does not defend itself.
+      if (!mine_ || dev_.cheat) return out;
+      for (std::size_t i = 0; i < mine_->neighbours.size(); ++i) {
+        const std::uint32_t w = mine_->neighbours[i];
+        auto mw = v.commits.find(w);
+        if (mw == v.commits.end()) continue;
+        auto k = slot_of(mw->second, u_);
+        if (k && edge_cancels(*mine_, i, mw->second, *k)) continue;
+        for (Outgoing& o : reveal(w, round)) out.posts.push_back(std::move(o));
+      }
+      return out;
+    case kRoundMasked: {
+      // The masked value goes out only if the board, with rounds 2–7 closed, still counts this
+      // party and leaves it a hidden edge to a counted party: once on the board it is public for
+      // good. A deviating party posts regardless (or, `missing`, never).
+      if (!mine_ || dev_.cheat == CheatKind::missing) return out;
+      if (!dev_.cheat && !masked_posted_) {
+        if (std::string why = masked_refusal(v, g, judged.of(g), u_); !why.empty()) return stop(why);
+      }
+      me_->step("masked value", 0, mine_->encode());
+      out.posts.push_back({round, MessageType::masked_value, me_->masked(sid_, p, *mine_).encode(), {}});
+      return out;
+    }
+    case kRoundRecovery: {
+      // The counted ends of edges to excluded parties reveal those edges' seeds, so the excluded
+      // parties' pairwise terms leave the sum; a committee member excluded for a deviation the
+      // board attests opens its noise shares. Nothing when the verdict withholds the result.
+      const Verdict& verdict = judged.of(g);
+      if (!verdict.withheld.empty()) return out;
+      if (verdict.bad.count(u_)) {
+        if (me_->holds_noise_share() && verdict.attested.count(u_)) {
+          out.posts.push_back({round, MessageType::noise_share, me_->noise_share_message(p.dim).encode(), {}});
+        }
+        return out;
+      }
+      for (const Edge& e : verdict.unresolved) {
+        if (e.first != u_ && e.second != u_) continue;
+        for (Outgoing& o : reveal(e.first == u_ ? e.second : e.first, round)) out.posts.push_back(std::move(o));
+      }
+      return out;
+    }
+    default:
+      return out;
+  }
+}
+
+}  // namespace gopa::protocol::detail
