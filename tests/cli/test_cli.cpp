@@ -479,6 +479,78 @@ TEST_CASE("A gopa party killed mid-session (SIGKILL) and started again resumes; 
   }
 }
 
+namespace {
+
+// One session over HTTP: gopa board serve, gopa coordinate and n gopa party processes, party `bad`
+// run with the extra options `deviant` (a test-only deviation), gopa coordinate with
+// `coordinate_extra`; then gopa audit. The coordinator's
+// and the auditor's --json reports.
+struct Served {
+  nlohmann::json coordinator, audit;
+};
+Served serve_with_deviant(const TempDir& d, int n, int bad, const std::string& deviant,
+                          const std::string& coordinate_extra = "") {
+  std::string g = "'";
+  g += GOPA_BINARY;
+  g += "'";
+  std::ostringstream ids, pubs;
+  for (int i = 0; i < n; ++i) {
+    REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
+    ids << ' ' << i;
+    pubs << " k" << i << ".json.pub";
+  }
+  {
+    std::ofstream sh(d.path / "deviant.sh");
+    sh << "cat" << pubs.str() << " > roster.jsonl\n"
+       << serve_board(g)
+       << "PIDS=\"\"\n"
+       << "for i in" << ids.str() << "; do\n"
+       << "  EXTRA=\"\"; [ $i = " << bad << " ] && EXTRA=\"" << deviant << "\"\n"
+       << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input $((i + 1)) --json"
+       << " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 $EXTRA > party$i.json 2> party$i.err &\n"
+       << "  PIDS=\"$PIDS $!\"\n"
+       << "done\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties " << n << " --input-max 10"
+       << " --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --sampler clt --sampler-precision 8"
+       << " --round-timeout-ms 5000 " << coordinate_extra << " --json > coordinator.json 2> coordinator.err || true\n"
+       << "for p in $PIDS; do wait $p || true; done\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json || true\n";
+  }
+  const std::string cmd = "cd '" + d.path.string() + "' && bash deviant.sh";
+  const int status = std::system(cmd.c_str());
+  REQUIRE(WIFEXITED(status));
+  return {nlohmann::json::parse(std::ifstream(d.path / "coordinator.json")),
+          nlohmann::json::parse(std::ifstream(d.path / "audit.json"))};
+}
+
+// No honest party excluded or named by the coordinator or the auditor; every honest party counted
+// with the released estimate, which the auditor recomputes.
+void check_honest_served(const TempDir& d, const Served& s, int n, int bad) {
+  const auto& jc = s.coordinator;
+  const auto& ja = s.audit;
+  for (int i = 0; i < n; ++i) {
+    if (i == bad) continue;
+    INFO("honest party " << i);
+    const std::string key = std::to_string(i);
+    CHECK_FALSE(jc.at("excluded").contains(key));
+    CHECK_FALSE(jc.at("named").contains(key));
+    CHECK_FALSE(ja.at("excluded").contains(key));
+    CHECK_FALSE(ja.at("named").contains(key));
+    const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + key + ".json")));  // NOLINT
+    CHECK(jp.at("counted_me") == true);
+    CHECK(jp.at("estimate") == jc.at("estimate"));
+  }
+  CHECK(ja.at("estimate") == jc.at("estimate"));
+  for (const auto& c : ja.at("checks")) {
+    const std::string name = c.at("name");
+    if (name == "released result matches the recomputation" || name == "excluded parties' pairwise terms removed") {
+      CHECK(c.at("status") == "PASS");
+    }
+  }
+}
+
+}  // namespace
+
 TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never gets an honest one excluded or named",
           "[cli][party][adversary]") {
   // gopa board serve, gopa coordinate, five honest gopa party processes and one run with the
@@ -487,61 +559,18 @@ TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never g
   for (int seed : {3, 8}) {
     INFO("adversary seed " << seed);
     TempDir d;
-    std::string g = "'";
-    g += GOPA_BINARY;
-    g += "'";
-    for (int i = 0; i < 6; ++i) REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
     const int bad = seed % 6;
-    {
-      std::ofstream sh(d.path / "adv.sh");
-      sh << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub k5.json.pub > roster.jsonl\n"
-         << serve_board(g)
-         << "PIDS=\"\"\n"
-         << "for i in 0 1 2 3 4 5; do\n"
-         << "  EXTRA=\"\"; [ $i = " << bad << " ] && EXTRA=\"--adversary " << seed << "\"\n"
-         << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input $((i + 1)) --json"
-         << " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 $EXTRA > party$i.json 2> party$i.err &\n"
-         << "  PIDS=\"$PIDS $!\"\n"
-         << "done\n"
-         << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 6 --input-max 10"
-         << " --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --sampler clt --sampler-precision 8"
-         << " --round-timeout-ms 5000 --json > coordinator.json 2> coordinator.err || true\n"
-         << "for p in $PIDS; do wait $p || true; done\n"
-         << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json || true\n";
-    }
-    const std::string cmd = "cd '" + d.path.string() + "' && bash adv.sh";
-    const int status = std::system(cmd.c_str());
-    REQUIRE(WIFEXITED(status));
-    const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
-    const auto ja = nlohmann::json::parse(std::ifstream(d.path / "audit.json"));
-    for (int i = 0; i < 6; ++i) {
-      if (i == bad) continue;
-      INFO("honest party " << i);
-      const std::string key = std::to_string(i);
-      CHECK_FALSE(jc.at("excluded").contains(key));
-      CHECK_FALSE(jc.at("named").contains(key));
-      CHECK_FALSE(ja.at("excluded").contains(key));
-      CHECK_FALSE(ja.at("named").contains(key));
-      const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + key + ".json")));  // NOLINT
-      CHECK(jp.at("counted_me") == true);
-      CHECK(jp.at("estimate") == jc.at("estimate"));
-    }
-    CHECK(ja.at("estimate") == jc.at("estimate"));
-    for (const auto& c : ja.at("checks")) {
-      const std::string name = c.at("name");
-      if (name == "released result matches the recomputation" || name == "excluded parties' pairwise terms removed") {
-        CHECK(c.at("status") == "PASS");
-      }
-    }
+    const Served s = serve_with_deviant(d, 6, bad, "--adversary " + std::to_string(seed));
+    check_honest_served(d, s, 6, bad);
   }
 }
 
 TEST_CASE("Across processes over HTTP: a gopa party --cheat KIND is excluded for its deviation, nobody honest is blamed",
           "[cli][party][cheat]") {
-  // gopa board serve, gopa coordinate, four honest gopa party processes and one with the
-  // test-only --cheat KIND, which deviates as `gopa run --cheat KIND` cheaters do (the whole
-  // matrix runs across party threads in test_adversary.cpp). Three kinds: a forged proof, a
-  // pairwise term that does not cancel (named after a seed reveal), another party's masked value.
+  // Four honest gopa party processes and one with the test-only --cheat KIND, which deviates as
+  // `gopa run --cheat KIND` cheaters do (the whole matrix runs across party threads in
+  // test_adversary.cpp). Three kinds: a forged proof, a pairwise term that does not cancel (named
+  // after a seed reveal), another party's masked value.
   struct Case {
     const char* kind;
     const char* reason;
@@ -551,57 +580,15 @@ TEST_CASE("Across processes over HTTP: a gopa party --cheat KIND is excluded for
                         Case{"replay", "output proof rejected"}}) {
     INFO("cheat " << c.kind);
     TempDir d;
-    std::string g = "'";
-    g += GOPA_BINARY;
-    g += "'";
-    for (int i = 0; i < 5; ++i) REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
     const int bad = 3;
-    {
-      std::ofstream sh(d.path / "cheat.sh");
-      sh << "cat k0.json.pub k1.json.pub k2.json.pub k3.json.pub k4.json.pub > roster.jsonl\n"
-         << serve_board(g)
-         << "PIDS=\"\"\n"
-         << "for i in 0 1 2 3 4; do\n"
-         << "  EXTRA=\"\"; [ $i = " << bad << " ] && EXTRA=\"--cheat " << c.kind << "\"\n"
-         << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input $((i + 1)) --json"
-         << " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 $EXTRA > party$i.json 2> party$i.err &\n"
-         << "  PIDS=\"$PIDS $!\"\n"
-         << "done\n"
-         << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 5 --input-max 10"
-         << " --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --sampler clt --sampler-precision 8"
-         << " --round-timeout-ms 5000 --min-round-ms 300 --json > coordinator.json 2> coordinator.err || true\n"
-         << "for p in $PIDS; do wait $p || true; done\n"
-         << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json || true\n";
+    std::string deviant = "--cheat ";
+    deviant += c.kind;
+    const Served s = serve_with_deviant(d, 5, bad, deviant, "--min-round-ms 300");
+    for (const auto* j : {&s.coordinator, &s.audit}) {
+      REQUIRE(j->at("excluded").contains("3"));
+      CHECK(j->at("excluded").at("3").get<std::string>().find(c.reason) != std::string::npos);
     }
-    const std::string cmd = "cd '" + d.path.string() + "' && bash cheat.sh";
-    const int status = std::system(cmd.c_str());
-    REQUIRE(WIFEXITED(status));
-    const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
-    const auto ja = nlohmann::json::parse(std::ifstream(d.path / "audit.json"));
-    const std::string bad_key = std::to_string(bad);
-    REQUIRE(jc.at("excluded").contains(bad_key));
-    CHECK(jc.at("excluded").at(bad_key).get<std::string>().find(c.reason) != std::string::npos);
-    REQUIRE(ja.at("excluded").contains(bad_key));
-    CHECK(ja.at("excluded").at(bad_key).get<std::string>().find(c.reason) != std::string::npos);
-    for (int i = 0; i < 5; ++i) {
-      if (i == bad) continue;
-      INFO("honest party " << i);
-      const std::string key = std::to_string(i);
-      CHECK_FALSE(jc.at("excluded").contains(key));
-      CHECK_FALSE(jc.at("named").contains(key));
-      CHECK_FALSE(ja.at("excluded").contains(key));
-      CHECK_FALSE(ja.at("named").contains(key));
-      const auto jp = nlohmann::json::parse(std::ifstream(d.path / ("party" + key + ".json")));  // NOLINT
-      CHECK(jp.at("counted_me") == true);
-      CHECK(jp.at("estimate") == jc.at("estimate"));
-    }
-    CHECK(ja.at("estimate") == jc.at("estimate"));
-    for (const auto& check : ja.at("checks")) {
-      const std::string name = check.at("name");
-      if (name == "released result matches the recomputation" || name == "excluded parties' pairwise terms removed") {
-        CHECK(check.at("status") == "PASS");
-      }
-    }
+    check_honest_served(d, s, 5, bad);
   }
   // An unknown kind, or the committee's (hidden noise only), is refused before anything is posted.
   TempDir d;
