@@ -189,7 +189,7 @@ bb::Status post_manifest(bb::Board& board, const TrainingManifest& m, const bb::
   for (Bytes& part : protocol::chunk_payloads(m.encode())) {
     bb::Entry e;
     e.session_id = id;
-    e.round = 0;
+    e.round = protocol::kRoundTraining;
     e.type = bb::MessageType::training;
     e.sequence = sequence++;
     e.payload = std::move(part);
@@ -245,7 +245,7 @@ bb::Result<std::vector<TrainingAudit>> audit_trainings(bb::Board& board, std::sp
           runs.push_back({e.session_id, e.sender, {}, false});
           it = std::prev(runs.end());
         }
-        if (e.round != 0) it->wrong_round = true;
+        if (e.round != protocol::kRoundTraining) it->wrong_round = true;
         // An exact copy of an entry (anyone can post the signed bytes again) changes nothing.
         if (std::find(it->payloads.begin(), it->payloads.end(), e.payload) == it->payloads.end()) it->payloads.push_back(e.payload);
       }

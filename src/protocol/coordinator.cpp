@@ -77,11 +77,11 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     std::set<std::uint32_t> next;
     std::set_intersection(expected.begin(), expected.end(), finished.begin(), finished.end(),
                           std::inserter(next, next.begin()));
-    say(o.log, "round " + std::to_string(round) + " closed: " + std::to_string(next.size()) + "/" +
+    say(o.log, "round " + std::to_string(round) + " (" + round_name(round) + ") closed: " + std::to_string(next.size()) + "/" +
                    std::to_string(expected.size()) + " parties finished it");
     expected = std::move(next);
     const double t1 = now_seconds();
-    report.phases.push_back({"round " + std::to_string(round), t1 - t0});
+    report.phases.push_back({"round " + std::to_string(round) + " (" + round_name(round) + ")", t1 - t0});
     t0 = t1;
     return {};
   };

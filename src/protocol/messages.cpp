@@ -106,6 +106,29 @@ std::optional<T> done(Reader& r, T value) {
 
 }  // namespace
 
+std::string round_name(std::uint32_t round) {
+  switch (round) {
+    case kRoundTraining: return "training manifest";
+    case kRoundSetup: return "setup";
+    case kRoundSeedCommit: return "noise-seed commitments";
+    case kRoundSeedReveal: return "randomness reveals";
+    case kRoundEdgeSeed: return "sealed seeds";
+    case kRoundBoxComplaint: return "bad-box complaints";
+    case kRoundCommit: return "commitments";
+    case kRoundCancelComplaint: return "cancellation reveals";
+    case kRoundMasked: return "masked values";
+    case kRoundRecovery: return "recovery";
+    case kRoundResult: return "result";
+    case kRoundCommittee: return "committee";
+    default: break;
+  }
+  if (round >= kRoundRestart1 && round < kRoundRestart1 + 2 * SessionParams::kMaxRandomnessRestarts) {
+    const std::uint32_t a = (round - kRoundRestart1) / 2 + 1;
+    return "restart " + std::to_string(a) + ((round - kRoundRestart1) % 2 == 0 ? " commitments" : " reveals");
+  }
+  return "round " + std::to_string(round);
+}
+
 // ---------------------------------------------------------------- setup
 
 namespace {

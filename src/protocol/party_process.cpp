@@ -238,7 +238,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   std::string refused, halted;
   auto finish = [&](std::uint32_t round) -> bulletin::Result<View> {
     if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
-    say(o.log, "round " + std::to_string(round) + " done");
+    say(o.log, "round " + std::to_string(round) + " done (" + round_name(round) + ")");
     if (o.stop_after_round == round) {  // test only: as if the process were killed here
       halted = "returned after posting round " + std::to_string(round) + " (test)";
       return make_error(Errc::timeout, halted);

@@ -49,16 +49,10 @@ using bulletin::make_error;
 
 constexpr std::string_view kPartyTranscript = "gopa/party v1";
 constexpr std::string_view kNoMaskedReason = "no masked value published";
-// Round numbers of the entries (docs/protocol.md); complaints have rounds of their own so that
-// the coordinator can close them separately.
-constexpr std::uint32_t kRoundSetup = 1, kRoundSeedCommit = 2, kRoundSeedReveal = 3, kRoundEdgeSeed = 4,
-                        kRoundBoxComplaint = 5, kRoundCommit = 6, kRoundCancelComplaint = 7, kRoundMasked = 8,
-                        kRoundRecovery = 9, kRoundResult = 10, kRoundCommittee = 11;
-// Joint randomness (docs/protocol.md § Joint randomness): attempt 0 commits in round 2 and reveals
-// in round 3; when a party that committed does not reveal, the attempt restarts with the parties
-// that did, at most randomness_restarts times: attempt a ≥ 1 commits in round 12 + 2(a − 1) and
-// reveals in the round after.
-constexpr std::uint32_t kRoundRestart1 = 12;
+// The round numbers are protocol::Round (messages.hpp). Joint randomness (docs/protocol.md § Joint
+// randomness): attempt 0 commits in round 2 and reveals in round 3; when a party that committed
+// does not reveal, the attempt restarts with the parties that did, at most randomness_restarts
+// times: attempt a ≥ 1 commits in round 12 + 2(a − 1) and reveals in the round after.
 constexpr std::uint32_t commit_round_of(std::uint32_t attempt) {
   return attempt == 0 ? kRoundSeedCommit : kRoundRestart1 + 2 * (attempt - 1);
 }

@@ -20,6 +20,29 @@
 namespace gopa::protocol {
 
 inline constexpr std::uint8_t kMessageVersion = 0x01;
+
+// The rounds of a session: the `round` field of its board entries. docs/protocol.md § Rounds and
+// messages numbers them the same way. The training manifest of gopa train sits in round 0.
+// Complaints have rounds of their own (5, 7), so the coordinator closes them separately; randomness
+// restart a ≥ 1 commits in round kRoundRestart1 + 2(a − 1) and reveals in the round after
+// (at most SessionParams::kMaxRandomnessRestarts restarts).
+enum Round : std::uint32_t {
+  kRoundTraining = 0,
+  kRoundSetup = 1,             // parameters and roster (coordinator)
+  kRoundSeedCommit = 2,        // commitments to randomness shares and noise seeds
+  kRoundSeedReveal = 3,        // randomness shares: the joint randomness y
+  kRoundEdgeSeed = 4,          // sealed pairwise seeds, lo → hi
+  kRoundBoxComplaint = 5,      // a sealed seed that does not open (from hi)
+  kRoundCommit = 6,            // commitments with the input-domain and noise proofs
+  kRoundCancelComplaint = 7,   // seed reveals of edges whose terms do not cancel
+  kRoundMasked = 8,            // masked values X̂ with the output proofs
+  kRoundRecovery = 9,          // seed reveals of edges to excluded parties; noise shares opened
+  kRoundResult = 10,           // the result (coordinator)
+  kRoundCommittee = 11,        // the hidden-noise committee's log (between rounds 3 and 4)
+  kRoundRestart1 = 12,         // the first randomness restart's commitments (13: its reveals)
+};
+// "setup", "noise-seed commitments", …, "restart 2 reveals"; "round N" for a number no round has.
+[[nodiscard]] std::string round_name(std::uint32_t round);
 using Bytes = std::vector<std::uint8_t>;
 using Key32 = std::array<std::uint8_t, 32>;
 
@@ -139,7 +162,7 @@ struct SeedRevealMessage {
 };
 
 // Round 4 (edge_seed): the sealed pairwise seed of edge {lo, hi}, sent by lo to hi, with lo's
-// binding commitment to the seed (edge_seed_commitment), which settles disputes (round 5b).
+// binding commitment to the seed (edge_seed_commitment), which settles disputes (round 7).
 struct EdgeSeedMessage {
   std::uint32_t lo = 0, hi = 0;
   Key32 seed_commitment{};
@@ -152,9 +175,9 @@ struct EdgeSeedMessage {
                                          const std::array<std::uint8_t, 32>& seed);
 
 // Complaints about an edge {lo, hi} (entry type complaint):
-// - bad_box (round 4b, by hi): the sealed seed does not open, or not to the committed seed; the
+// - bad_box (round 5, by hi): the sealed seed does not open, or not to the committed seed; the
 //   edge is then left out by both ends (no pairwise term), and nobody is blamed for it.
-// - seed_reveal (round 5b, by either end): the edge's terms do not cancel; the seed is revealed
+// - seed_reveal (round 7, by either end): the edge's terms do not cancel; the seed is revealed
 //   so that anyone can tell which end's commitments do not follow from it.
 enum class ComplaintKind : std::uint8_t { bad_box = 1, seed_reveal = 2 };
 struct ComplaintMessage {

@@ -6,20 +6,26 @@
 //   Result<RunReport> r = run_session(cfg, *board);
 //   AuditReport a = audit_session(*board);     // PASS/FAIL/SKIP per check, named parties
 //
-// Rounds (docs/protocol.md): 1 setup (parameters, roster), 2 commitments to randomness shares
-// and noise seeds, 3 reveal of the shares (joint public randomness: graph and public seed part),
-// 4 sealed pairwise seeds, 5 commitments to X, every Δ and η with the range proof of X and the
-// noise proof of η,
-// 6 X̂ with the output-correctness proof, 7 the result.
+// Rounds (protocol::Round, docs/protocol.md § Rounds and messages, numbered the same): 1 setup
+// (parameters, roster), 2 commitments to randomness shares and noise seeds, 3 reveal of the shares
+// (joint public randomness: graph and public seed part; 12, 13, … restart it without a party that
+// withheld its reveal), 11 the hidden-noise committee, 4 sealed pairwise seeds, 5 bad-box
+// complaints, 6 commitments to X, every Δ and η with the input-domain proof of X and the noise
+// proof of η, 7 cancellation reveals, 8 X̂ with the output-correctness proof, 9 recovery,
+// 10 the result.
 //
-// Rounds 4b and 5b/6b carry complaints: a recipient whose sealed seed does not open to the seed
-// its sender committed to drops the edge; an end of an edge whose terms do not cancel, or whose
-// neighbour was excluded, reveals the edge's seed, so anyone can name the end whose commitments
-// do not follow from it and remove an excluded neighbour's pairwise term from the sum.
+// Complaints: a recipient whose sealed seed does not open to the seed its sender committed to
+// drops the edge (round 5); an end of an edge whose terms do not cancel (round 7), or whose
+// neighbour was excluded (round 9), reveals the edge's seed, so anyone can name the end whose
+// commitments do not follow from it and remove an excluded neighbour's pairwise term from the sum.
+//
+// Roles (src/protocol/party_role.cpp, coordinator.cpp): a party and the coordinator are state
+// machines over the board; run_session runs all of them in lockstep in one process, run_party and
+// run_coordinator one each, polling a shared board. The round order is written once, in the roles.
 //
 // Noise: η_u is the session sampler's output (protocol/noise.hpp, circuits/) on seeds
 // s_i = (x_i + y_i) mod 2^m, x_i committed in round 2 before the joint randomness fixes y_i; the
-// round-5 message carries the proof, checked by everyone like the range proof.
+// round-6 message carries the proof, checked by everyone like the input-domain proof.
 // Hidden noise (SessionParams::noise): after round 3 a committee drawn by the joint randomness
 // computes one hidden η per coordinate as Pedersen-committed additive shares (gopa/sampling.hpp),
 // its whole log on the board; members fold their shares into X̂ and commit to them, everyone else
