@@ -37,10 +37,12 @@
 //      restarts without the named member.
 //
 // Security notes
-// - This is an in-process simulation of the committee (all members in one process). The board is
-//   a byte-exact log of public messages (sampling/log.hpp): each member's local computation only
-//   uses its own secrets and the messages of the log, and every public check reads the log
-//   alone — the same code runs in verify_hidden_log, so an auditor reaches the same verdict.
+// - HiddenCommittee simulates the committee in one process (all members' secrets); HiddenMember
+//   is one member of its own process (its own key and shares only, the others' messages read as
+//   they arrive). The board is a byte-exact log of public messages (sampling/log.hpp): each
+//   member's local computation only uses its own secrets and the messages of the log, and every
+//   public check reads the log alone — the same code runs in verify_hidden_log, so an auditor
+//   reaches the same verdict.
 // - Paillier modulus: 2048 bits by default (≈112-bit security); tests use 704-bit moduli, which
 //   are NOT secure and only exercise the arithmetic. Encryption uses a fixed base h^N and a
 //   256-bit exponent (Damgård–Jurik–Nielsen style short randomness).
@@ -54,6 +56,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -292,6 +295,58 @@ struct HiddenVerdict {
                                               std::span<const std::size_t> members,
                                               std::span<const HiddenMessage> log,
                                               const HiddenKeySet* keys = nullptr);
+
+// ---- One member of its own process.
+// In separate processes every member runs the committee protocol itself: it holds only its own
+// Paillier key and its own shares, posts its messages, and reads the other members' messages
+// from the board as they arrive. It checks everything any reader checks, so every member reaches
+// the verdict verify_hidden_log reaches on the final log.
+
+// How a member reads and writes the board.
+struct MemberIo {
+  // Appends to `more` the attempt's messages that follow the first `have` of its log, in log
+  // order, after waiting for at least one. Returns false when none came in time; the member whose
+  // message was awaited is then named as missing (a member that stalls).
+  std::function<bool(std::size_t have, std::vector<HiddenMessage>& more)> fetch;
+  // Posts one of this member's messages.
+  std::function<void(const HiddenMessage&)> post;
+};
+
+// How one member's attempt ended.
+struct MemberAttempt {
+  bool ok = false;
+  std::optional<Blame> blame;  // when !ok: the member named, as verify_hidden_log names it
+  std::string error;           // when !ok and nobody is named
+  // When ok: [sample][k], C_k = η_k·G + r_k·H for members[k]; and this member's own share and
+  // blinder of each of the two samples.
+  std::vector<std::vector<Point>> commitments;
+  std::array<Scalar, 2> share{}, blinder{};
+  std::vector<Misplaced> misplaced;
+  bool key_round = false;  // the attempt opened with a key round
+};
+
+// One member of a committee, over every attempt and call of a session. It makes its Paillier key
+// once. Its first attempt opens with the key round, and once a key round has passed every later
+// attempt uses the proven keys (as HiddenCommittee does). The retry rule is the same
+// (attempt_refusal, drop_blamed), applied by each member to its own verdicts.
+class HiddenMember {
+ public:
+  HiddenMember(const HiddenParams& p, std::size_t id, Rng& rng);
+  // One attempt of the committee `members` (original indices, in committee order; id among
+  // them). `cheats`: this member's deliberate deviations (tests only; others' are ignored).
+  [[nodiscard]] MemberAttempt attempt(const std::vector<std::size_t>& members, const MemberIo& io, Rng& rng,
+                                      const std::vector<Cheat>& cheats = {});
+  // The keys of the key round that passed (null before one has).
+  [[nodiscard]] const HiddenKeySet* keys() const noexcept { return keys_ ? &*keys_ : nullptr; }
+  [[nodiscard]] std::size_t id() const noexcept { return id_; }
+
+ private:
+  HiddenParams p_;
+  std::size_t id_;
+  PaillierKey key_;
+  std::optional<HiddenKeySet> keys_;
+  std::shared_ptr<detail::RpTableCache> tables_;
+};
 
 // Clear-text reference with exactly the semantics of the shared computation: seeds s1, s2 and
 // the offset added by each truncation (in order; missing entries are 0, i.e. floor).

@@ -161,9 +161,6 @@ int run_coordinate(const CoordinateArgs& args) {
                      std::to_string(gp::SessionParams::kMaxParties));
   }
   a.parties = static_cast<std::uint32_t>(roster.size());
-  if (a.noise != "private") {
-    throw UsageError("--noise " + a.noise + ": separate processes use private noise in this version (hidden noise runs in `gopa run`)");
-  }
   const PlannedSession planned = plan_session(a);
   const gp::SessionParams& p = planned.params;
   const std::string& privacy = planned.privacy;
@@ -252,9 +249,9 @@ int run_party_cmd(const PartyArgs& a) {
   }
   if (!a.cheat.empty()) {
     const auto kind = gp::cheat_from_name(a.cheat);
-    if (!kind || *kind == gp::CheatKind::committee) {
+    if (!kind) {
       throw UsageError("--cheat: '" + a.cheat + "' is not a cheat a party process plays (range, forge, seed, cancel, noise, "
-                       "output, signature, replay, missing, withhold)");
+                       "output, signature, replay, missing, withhold, committee)");
     }
     o.cheat = kind;
   }
@@ -348,8 +345,9 @@ void add_party_commands(CLI::App& app, Context& ctx) {
                     "file with one public-key JSON line per party (the .pub files of `gopa keys`); it fixes --parties")
       ->required();
   coord->get_option("--noise")->description(
-      "private (the only mode across processes in this version; hidden noise runs in `gopa run --noise hidden`)");
-  coord->get_option("--committee")->description("not in this version (hidden noise runs in `gopa run --noise hidden`)");
+      "private: every party samples and proves its own noise (default); hidden: a committee drawn from the joint "
+      "randomness computes one hidden sample per coordinate, each member in its own gopa party process (round 11; "
+      "the round may take --round-timeout-ms for each call and restart)");
   coord->add_option("--round-timeout-ms", c->round_timeout_ms, "close a round after this long even if parties are missing (default 60000)")
       ->check(CLI::Range(100u, 86'400'000u));
   coord->add_option("--min-round-ms", c->min_round_ms,

@@ -44,9 +44,6 @@ using namespace detail;
 bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulletin::Board& board) {
   const SessionParams& p = o.params;
   if (auto why = p.validate()) return make_error(Errc::invalid_argument, *why);
-  if (p.noise == NoiseMode::hidden) {
-    return make_error(Errc::invalid_argument, "hidden noise runs in `gopa run` only in this version (the committee runs in one process)");
-  }
   if (o.roster.size() != p.parties) {
     return make_error(Errc::invalid_argument, "the roster has " + std::to_string(o.roster.size()) +
                                                   " parties but the parameters say " + std::to_string(p.parties));
@@ -60,20 +57,21 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   say(o.log, "setup posted: session " + to_hex(std::span<const std::uint8_t>(sid)).substr(0, 16));
   std::set<std::uint32_t> expected;
   for (std::uint32_t u = 0; u < p.parties; ++u) expected.insert(u);
+  ViewReader reader(sid);
   // Waits for every party still in the session to mark `round` finished (or the timeout), then
   // closes it; only the parties that finished it are waited for next time.
   auto run_round = [&](std::uint32_t round) -> bulletin::Status {
-    auto v = wait_view(board, sid, o.poll_ms, p.round_timeout_ms, [&](const View& view) {
+    auto v = wait_view(reader, board, o.poll_ms, round_time_limit(p, round), [&](const View& view) {
       auto it = view.done.find(round);
       if (it == view.done.end()) return expected.empty();
       return std::includes(it->second.begin(), it->second.end(), expected.begin(), expected.end());
     }, "round " + std::to_string(round));
     if (!v && v.error().code != Errc::timeout) return v.error();
     if (auto st = coordinator.close(round); !st) return st;
-    auto closed = read_view(board, sid);
+    auto closed = reader.update(board);
     if (!closed) return closed.error();
     std::set<std::uint32_t> finished;
-    if (auto it = closed.value().done.find(round); it != closed.value().done.end()) finished = it->second;
+    if (auto it = closed.value()->done.find(round); it != closed.value()->done.end()) finished = it->second;
     std::set<std::uint32_t> next;
     std::set_intersection(expected.begin(), expected.end(), finished.begin(), finished.end(),
                           std::inserter(next, next.begin()));
@@ -89,11 +87,11 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   // reveal, 4, …, 9 (the board extends the order as the randomness attempts settle).
   // The i-th close is posted whatever the board accepted before (a deviating coordinator's
   // closes may not count).
-  std::optional<View> view;
+  const View* view = nullptr;
   for (std::size_t i = 0;; ++i) {
-    auto read = read_view(board, sid);
+    auto read = reader.update(board);
     if (!read) return read.error();
-    view = std::move(read).value();
+    view = read.value();
     if (i >= view->close_order.size()) break;
     const std::uint32_t round = view->close_order[i];
     // A party the randomness rounds excluded knows it from the board and posts nothing more.
@@ -107,6 +105,8 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   }
   report.board_entries = view->entries;
   report.board_bytes = view->bytes;
+  report.committee.assign(view->committee.begin(), view->committee.end());
+  if (p.noise == NoiseMode::hidden) report.committee_bytes = view->committee_bytes;
   auto verdict = coordinator.release(*view, nullptr, report);
   if (!verdict) return verdict.error();
   if (!report.withheld.empty()) say(o.log, "no result: " + report.withheld);

@@ -125,9 +125,10 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     made.back()->chunk_posts = cfg.chunk_posts;
     setup.roster.push_back(made.back()->roster_entry());
   }
+  auto shared = std::make_shared<SessionShared>(setup);  // one setup, y and graph for every role
   std::vector<std::unique_ptr<PartyRole>> roles;
   for (std::uint32_t u = 0; u < p.parties; ++u) {
-    roles.push_back(std::make_unique<PartyRole>(std::move(made[u]), setup, deviations[u]));
+    roles.push_back(std::make_unique<PartyRole>(std::move(made[u]), shared, deviations[u]));
   }
 
   // Round 1: setup.
@@ -233,12 +234,12 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // with the rounds before closed; the coordinator closes the round after their entries.
   ProofCache cache;  // proof verdicts carry over between the judgements of later rounds
   std::map<std::uint32_t, std::string> refused;  // parties whose entries the board refused
-  std::optional<View> view;
+  ViewReader reader(sid);  // one view, updated with each round's entries
+  const View* view = nullptr;
   for (std::size_t i = 0;; ++i) {
-    view.reset();  // one decoded view at a time (the commitments are big)
-    auto read = read_view(board, sid);
+    auto read = reader.update(board);
     if (!read) return read.error();
-    view = std::move(read).value();
+    view = read.value();
     if (i >= view->close_order.size()) break;
     const std::uint32_t r = view->close_order[i];
     if (is_restart_round(r) && is_commit_round(r)) ++report.randomness_restarts;
@@ -334,11 +335,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   if (verdict.value().hidden) report.committee_bytes = view->committee_bytes;
   for (auto u : report.counted) report.published[u] = estimate_of(p, view->masked.at(u).xhat, 1);
   phase_done("aggregate");
-  view.reset();  // released before the board is read once more
-  auto final_view = read_view(board, sid);
-  if (final_view) {
-    report.board_entries = final_view.value().entries;
-    report.board_bytes = final_view.value().bytes;
+  if (auto final_view = reader.update(board)) {
+    report.board_entries = final_view.value()->entries;
+    report.board_bytes = final_view.value()->bytes;
   }
   return report;
 }

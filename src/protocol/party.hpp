@@ -35,6 +35,13 @@ class Party {
   // simulation (run_session) keeps one stream from its seed and never calls this.
   void step(std::string_view label, std::uint32_t i, std::span<const std::uint8_t> context) {
     if (!derived_) return;
+    Key32 seed = step_seed(label, i, context);
+    rng_ = std::make_unique<DeterministicRng>(seed);
+    sodium_memzero(seed.data(), seed.size());
+  }
+  // The seed of a step's stream (a party of its own process; the caller wipes it).
+  [[nodiscard]] Key32 step_seed(std::string_view label, std::uint32_t i, std::span<const std::uint8_t> context) const {
+    GOPA_CHECK(derived_, "a party of its own process derives its steps");
     static constexpr std::string_view kDomain = "gopa/party/step/v1";
     crypto_generichash_state st;
     crypto_generichash_init(&st, secrets_.data(), secrets_.size(), 32);
@@ -48,8 +55,7 @@ class Party {
     crypto_generichash_update(&st, context.data(), context.size());
     Key32 seed{};
     crypto_generichash_final(&st, seed.data(), seed.size());
-    rng_ = std::make_unique<DeterministicRng>(seed);
-    sodium_memzero(seed.data(), seed.size());
+    return seed;
   }
   // The step of round 6, bound to y, the input and the neighbours: the commitments' blinders and
   // proofs then follow from what they commit to, and a restart with another input draws others
@@ -465,6 +471,34 @@ struct Outgoing {
   PublicKey to{};
 };
 
+// What the roles of one process derive alike, held once for all of them: the setup, and once
+// the joint randomness is fixed, y and the graph.
+class SessionShared {
+ public:
+  explicit SessionShared(SetupMessage setup) : setup_(std::move(setup)), sid_(setup_.params.session_id()) {}
+  [[nodiscard]] const SetupMessage& setup() const { return setup_; }
+  [[nodiscard]] const Bytes32& sid() const { return sid_; }
+  struct Fixed {
+    Key32 y{};
+    Graph graph;
+  };
+  // y and the graph from a view in which the randomness is fixed (the first caller computes them).
+  const Fixed& fixed(const View& v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!fixed_) {
+      const Key32 y = view_randomness(v);
+      fixed_ = Fixed{y, derive_graph(setup_.params.parties, setup_.params.neighbors, y)};
+    }
+    return *fixed_;
+  }
+
+ private:
+  SetupMessage setup_;
+  Bytes32 sid_{};
+  std::mutex mu_;
+  std::optional<Fixed> fixed_;
+};
+
 // The verdict over one view, computed at most once whoever asks (a role, a driver).
 class Judged {
  public:
@@ -497,7 +531,7 @@ struct Deviation {
 // the board already is not posted twice).
 class PartyRole {
  public:
-  PartyRole(std::unique_ptr<Party> party, const SetupMessage& setup, Deviation deviation = {});
+  PartyRole(std::unique_ptr<Party> party, std::shared_ptr<SessionShared> shared, Deviation deviation = {});
 
   struct Act {
     std::vector<Outgoing> posts;
@@ -522,24 +556,38 @@ class PartyRole {
   const Deviation& deviation() const { return dev_; }
   [[nodiscard]] const CommitMessage* commitment() const { return mine_ ? &*mine_ : nullptr; }
   [[nodiscard]] bool stopped() const { return !stopped_.empty(); }
-  [[nodiscard]] const Graph* graph() const { return graph_ ? &*graph_ : nullptr; }
+  [[nodiscard]] const Graph* graph() const { return fixed_ ? &fixed_->graph : nullptr; }
 
  private:
   std::vector<Outgoing> reveal(std::uint32_t w, std::uint32_t round);
   std::string fix_randomness(const View& v);
 
   std::unique_ptr<Party> me_;
-  SetupMessage setup_;
+  std::shared_ptr<SessionShared> shared_;
   Deviation dev_;
   std::uint32_t u_;
-  Bytes32 sid_{};
   std::set<std::uint32_t> committed_in_;  // randomness attempts this party committed in
-  std::optional<Key32> y_;
-  std::optional<Graph> graph_;
+  const SessionShared::Fixed* fixed_ = nullptr;
   std::optional<CommitMessage> mine_;
   std::set<Edge> revealed_;
   bool masked_posted_ = false;
   std::string stopped_;
 };
+
+// The committee member in its own process (round 11, hidden noise): every call of the session's
+// hidden noise with this party's own Paillier key and shares (sampling::HiddenMember). Its
+// messages are posted as committee entries and the others' read from the board as they arrive.
+// A member whose message does not come within `wait_ms` is named missing by the others, who
+// restart without it; the round's close ends the reading (what comes after it counts for no
+// reader). On success the party holds its shares of every coordinate.
+struct CommitteeIo {
+  std::function<bulletin::Result<const View*>()> update;  // the board read again
+  std::function<bulletin::Status(std::uint32_t call, std::uint32_t attempt, const sampling::HiddenMessage&)> post;
+  std::uint32_t poll_ms = 50;
+  std::uint64_t wait_ms = 60'000;
+  std::vector<sampling::Cheat> cheats;  // TEST ONLY: this member's deviations (its own index)
+};
+// Empty when the party took part to the end (or is not a member); otherwise why it stopped.
+bulletin::Result<std::string> run_committee_member(Party& party, const View& v, const CommitteeIo& io);
 
 }  // namespace gopa::protocol::detail

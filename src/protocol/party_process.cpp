@@ -93,6 +93,14 @@ bulletin::Result<std::vector<Entry>> own_entries(bulletin::Board& board, const B
   return out;
 }
 
+// Whether two committee payloads hold the same (call, attempt, sequence number) of this member.
+bool same_committee_slot(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  const auto ma = CommitteeMessage::decode(a);
+  const auto mb = CommitteeMessage::decode(b);
+  if (!ma || !mb) return true;
+  return ma->call == mb->call && ma->attempt == mb->attempt && ma->message.seq == mb->message.seq;
+}
+
 // Whether two complaint payloads concern the same edge with the same kind (a party posts at most
 // one of each per round).
 bool same_complaint(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
@@ -115,11 +123,11 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   if (!first) return first.error();
   const SetupMessage setup = *first.value().setup;
   const SessionParams& p = setup.params;
-  if (p.noise == NoiseMode::hidden) {
-    return make_error(Errc::invalid_argument, "hidden noise runs in `gopa run` only in this version (the committee runs in one process)");
-  }
   const Bytes32 sid = p.session_id();
   if (o.index >= p.parties) return make_error(Errc::invalid_argument, "party index is outside the session's roster");
+  if (o.cheat == CheatKind::committee && p.noise != NoiseMode::hidden) {
+    return make_error(Errc::invalid_argument, "the committee cheat needs a session with hidden noise");
+  }
   if (!(setup.roster[o.index] == o.keys.public_entry())) {
     return make_error(Errc::invalid_argument, "the roster's keys for party " + std::to_string(o.index) + " are not these keys");
   }
@@ -166,7 +174,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   Deviation deviation;  // test only
   deviation.cheat = o.cheat;
   if (o.cheat == CheatKind::withhold) deviation.withhold_attempt = 0;
-  PartyRole role(std::move(party), setup, deviation);
+  PartyRole role(std::move(party), std::make_shared<SessionShared>(setup), deviation);
   Party& me = role.party();
   const std::uint32_t u = o.index;
   auto own = own_entries(board, sid, setup.roster[u].sign_key);
@@ -183,7 +191,8 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
                      std::to_string(next));
     }
   }
-  const std::uint64_t close_wait = 4ULL * p.round_timeout_ms + 10'000;
+  // How long to wait for a round's close: four times what the coordinator may wait.
+  auto close_wait = [&p](std::uint32_t round) { return 4ULL * round_time_limit(p, round) + 10'000; };
   PartyOutcome out;
   out.session_id = sid;
   auto post_one = [&](std::uint32_t round, MessageType type, Bytes payload, const PublicKey& to) -> bulletin::Status {
@@ -203,6 +212,8 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     for (const Entry& e : posted) {
       if (e.round != round || e.type != type || e.recipient != to) continue;
       if (e.payload == payload) return {};
+      // Committee messages: one slot per (call, attempt, sequence number).
+      if (type == MessageType::committee && !same_committee_slot(e.payload, payload)) continue;
       // Another chunk of the same message is no conflict.
       if (is_chunk(e.payload) && is_chunk(payload)) {
         auto a = decode_chunk(e.payload), b = decode_chunk(payload);
@@ -236,21 +247,22 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
   // party saw the previous close is refused: the party stops (`refused`), posting nothing more.
   auto last_close = std::chrono::steady_clock::now();
   std::string refused, halted;
-  auto finish = [&](std::uint32_t round) -> bulletin::Result<View> {
+  ViewReader reader(sid);  // this party's view of the session, read as the board grows
+  auto finish = [&](std::uint32_t round) -> bulletin::Result<const View*> {
     if (auto st = post(round, MessageType::round_cosignature, RoundMarker{round}.encode()); !st) return st.error();
     say(o.log, "round " + std::to_string(round) + " done (" + round_name(round) + ")");
     if (o.stop_after_round == round) {  // test only: as if the process were killed here
       halted = "returned after posting round " + std::to_string(round) + " (test)";
       return make_error(Errc::timeout, halted);
     }
-    auto v = wait_view(board, sid, o.poll_ms, close_wait, [round](const View& w) { return w.closed.count(round) > 0; },
+    auto v = wait_view(reader, board, o.poll_ms, close_wait(round), [round](const View& w) { return w.closed.count(round) > 0; },
                        "the coordinator to close round " + std::to_string(round));
     if (!v) return v;
     const auto now = std::chrono::steady_clock::now();
     const auto open_ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_close).count();
     last_close = now;
-    auto d = v.value().done.find(round);
-    const bool cut_off = d == v.value().done.end() || !d->second.count(u);
+    auto d = v.value()->done.find(round);
+    const bool cut_off = d == v.value()->done.end() || !d->second.count(u);
     // A round that closed while this party was away (before a restart) is not the coordinator's doing.
     if (cut_off && !o.deviate && !closed_at_start.count(round) && open_ms < static_cast<long long>(p.min_round_ms)) {
       refused = "the coordinator closed round " + std::to_string(round) + " about " + std::to_string(open_ms) +
@@ -286,32 +298,52 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     role.masked_already_posted();
   }
   ProofCache cache;
-  View v = std::move(first).value();
-  for (std::size_t i = 0; i < v.close_order.size(); ++i) {
-    const std::uint32_t r = v.close_order[i];
+  const View* v = nullptr;
+  {
+    auto now = reader.update(board);
+    if (!now) return now.error();
+    v = now.value();
+  }
+  for (std::size_t i = 0; i < v->close_order.size(); ++i) {
+    const std::uint32_t r = v->close_order[i];
     if (r == kRoundRecovery) {
       // When some party that committed has no masked value, wait until min_round_ms has passed
       // since round 8 closed and read the board again: a masked value in flight at the close
       // shows up, and then nothing is revealed.
-      Judged at_close(v, &cache);
-      if (role.awaits_late_masked(v, at_close)) {
+      Judged at_close(*v, &cache);
+      if (role.awaits_late_masked(*v, at_close)) {
         std::this_thread::sleep_until(last_close + std::chrono::milliseconds(p.min_round_ms));
-        auto again = read_view(board, sid);
+        auto again = reader.update(board);
         if (!again) return again.error();
-        v = std::move(again).value();
+        v = again.value();
       }
     }
-    Judged judged(v, &cache);
-    PartyRole::Act act = role.act(r, v, judged);
+    Judged judged(*v, &cache);
+    PartyRole::Act act = role.act(r, *v, judged);
     if (!act.stop.empty()) return stop(act.stop);
+    if (r == kRoundCommittee) {
+      // A committee member computes the hidden noise with the others before it marks the round.
+      CommitteeIo io;
+      io.update = [&]() { return reader.update(board); };
+      io.post = [&](std::uint32_t call, std::uint32_t attempt, const sampling::HiddenMessage& m) {
+        return post(kRoundCommittee, MessageType::committee, CommitteeMessage{call, attempt, m}.encode());
+      };
+      io.poll_ms = o.poll_ms;
+      io.wait_ms = p.round_timeout_ms;
+      // Test deviation: a member that deviates in every call at its first multiplication opening.
+      if (o.cheat == CheatKind::committee) io.cheats.push_back(sampling::Cheat{u, sampling::Step::kMulOpening, 0});
+      auto done = run_committee_member(me, *v, io);
+      if (!done) return done.error();
+      if (!done.value().empty()) say(o.log, "hidden noise: " + done.value());
+    }
     for (Outgoing& m : act.posts) {
       if (o.cheat == CheatKind::replay && m.type == MessageType::masked_value) {
         // Test deviation: waits for another party's masked value and posts it as its own.
-        auto other = wait_view(board, sid, o.poll_ms, p.round_timeout_ms, [u](const View& w) {
+        auto other = wait_view(reader, board, o.poll_ms, p.round_timeout_ms, [u](const View& w) {
           return std::any_of(w.masked.begin(), w.masked.end(), [u](const auto& e) { return e.first != u; });
         }, "another party's masked value");
         if (other) {
-          for (const auto& [w, msg] : other.value().masked) {
+          for (const auto& [w, msg] : other.value()->masked) {
             if (w != u) {
               m.payload = msg.encode();
               break;
@@ -322,16 +354,16 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
       if (auto st = post(m.round, m.type, std::move(m.payload), m.to); !st) return st.error();
     }
     GOPA_TRY_VIEW(closed, finish(r));
-    v = std::move(closed).value();
+    v = closed.value();
   }
-  if (!v.randomness_failed.empty()) {
-    out.withheld = v.randomness_failed;
-    return stop(v.randomness_failed);
+  if (!v->randomness_failed.empty()) {
+    out.withheld = v->randomness_failed;
+    return stop(v->randomness_failed);
   }
-  if (auto it = v.randomness_out.find(u); it != v.randomness_out.end()) return stop("excluded: " + it->second);
-  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
+  if (auto it = v->randomness_out.find(u); it != v->randomness_out.end()) return stop("excluded: " + it->second);
+  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(*v));
   {
-    const Verdict verdict = judge(v, g, &cache);
+    const Verdict verdict = judge(*v, g, &cache);
     if (!verdict.withheld.empty()) {
       out.withheld = verdict.withheld;
       out.excluded = verdict.bad;
@@ -339,19 +371,19 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
       return out;
     }
   }
-  GOPA_TRY_VIEW(vr, wait_view(board, sid, o.poll_ms, close_wait, [](const View& w) { return w.result.has_value(); },
+  GOPA_TRY_VIEW(vr, wait_view(reader, board, o.poll_ms, close_wait(kRoundResult), [](const View& w) { return w.result.has_value(); },
                               "the result"));
 #undef GOPA_TRY_VIEW
   // The party checks the released result against its own recomputation over the same rounds;
   // a different one is the coordinator's fault: the party reports its own.
-  const Verdict verdict = judge(vr.value(), g, &cache);
-  const ResultMessage& released = *vr.value().result;
+  const Verdict verdict = judge(*vr.value(), g, &cache);
+  const ResultMessage& released = *vr.value()->result;
   if (released.counted != verdict.counted || released.sum != verdict.sum) {
     out.coordinator_problem = "the coordinator released a result that is not the recomputation over the board (" +
                               std::to_string(released.counted.size()) + " counted there, " +
                               std::to_string(verdict.counted.size()) + " here); the recomputation is reported";
   }
-  for (const auto& problem : vr.value().coordinator_problems) {
+  for (const auto& problem : vr.value()->coordinator_problems) {
     if (out.coordinator_problem.empty()) out.coordinator_problem = "the coordinator's entries were refused: " + problem;
   }
   out.counted = verdict.counted;

@@ -4,8 +4,8 @@
 
 namespace gopa::protocol::detail {
 
-PartyRole::PartyRole(std::unique_ptr<Party> party, const SetupMessage& setup, Deviation deviation)
-    : me_(std::move(party)), setup_(setup), dev_(std::move(deviation)), u_(me_->index()), sid_(setup.params.session_id()) {
+PartyRole::PartyRole(std::unique_ptr<Party> party, std::shared_ptr<SessionShared> shared, Deviation deviation)
+    : me_(std::move(party)), shared_(std::move(shared)), dev_(std::move(deviation)), u_(me_->index()) {
   if (dev_.cheat) me_->cheat = dev_.cheat;
 }
 
@@ -14,10 +14,7 @@ PartyRole::PartyRole(std::unique_ptr<Party> party, const SetupMessage& setup, De
 std::string PartyRole::fix_randomness(const View& v) {
   if (!v.randomness_failed.empty()) return v.randomness_failed;
   if (auto it = v.randomness_out.find(u_); it != v.randomness_out.end()) return "excluded: " + it->second;
-  if (!y_) {
-    y_ = view_randomness(v);
-    graph_ = derive_graph(setup_.params.parties, setup_.params.neighbors, *y_);
-  }
+  if (!fixed_) fixed_ = &shared_->fixed(v);
   return {};
 }
 
@@ -31,8 +28,8 @@ std::vector<Outgoing> PartyRole::reveal(std::uint32_t w, std::uint32_t round) {
 }
 
 bool PartyRole::awaits_late_masked(const View& v, Judged& judged) {
-  if (!graph_) return false;
-  const Verdict& at_close = judged.of(*graph_);
+  if (!fixed_) return false;
+  const Verdict& at_close = judged.of(fixed_->graph);
   const bool missing = std::any_of(at_close.bad.begin(), at_close.bad.end(),
                                    [](const auto& b) { return b.second == kNoMaskedReason; });
   return missing && at_close.withheld.empty() && !v.closed.count(kRoundRecovery);
@@ -49,7 +46,9 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
     out.stop = stopped_;
     return out;
   };
-  const SessionParams& p = setup_.params;
+  const SetupMessage& setup = shared_->setup();
+  const SessionParams& p = setup.params;
+  const Bytes32& sid = shared_->sid();
 
   // Rounds 2–3 and the restarts: the joint randomness. Each attempt draws a fresh share from its
   // own step stream.
@@ -60,7 +59,7 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
       return out;
     }
     me_->step("randomness", a, {});
-    const SeedCommitMessage m = a == 0 ? me_->seed_commit(sid_, p) : me_->restart_commit(sid_, a);
+    const SeedCommitMessage m = a == 0 ? me_->seed_commit(sid, p) : me_->restart_commit(sid, a);
     committed_in_.insert(a);
     out.posts.push_back({round, MessageType::noise_seed_commit, m.encode(), {}});
     return out;
@@ -72,7 +71,8 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
     return out;
   }
   if (std::string why = fix_randomness(v); !why.empty()) return stop(why);
-  const Graph& g = *graph_;
+  const Graph& g = fixed_->graph;
+  const Key32& y = fixed_->y;
 
   switch (round) {
     case kRoundCommittee:
@@ -82,9 +82,9 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
       // Sealed pairwise seeds, lo → hi.
       for (auto w : g.neighbours(u_)) {
         if (w < u_) continue;
-        me_->step("edge seed", w, *y_);
-        out.posts.push_back({round, MessageType::edge_seed, me_->seal_seed(sid_, w, setup_.roster[w].box_key, p),
-                             setup_.roster[w].sign_key});
+        me_->step("edge seed", w, y);
+        out.posts.push_back({round, MessageType::edge_seed, me_->seal_seed(sid, w, setup.roster[w].box_key, p),
+                             setup.roster[w].sign_key});
       }
       return out;
     case kRoundBoxComplaint:
@@ -92,7 +92,7 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
       for (auto w : g.neighbours(u_)) {
         if (w > u_) continue;
         auto m = v.edge_seeds.find({w, u_});
-        if (m != v.edge_seeds.end() && me_->accept_seed(sid_, m->second, setup_.roster[w].box_key, p)) continue;
+        if (m != v.edge_seeds.end() && me_->accept_seed(sid, m->second, setup.roster[w].box_key, p)) continue;
         out.posts.push_back({round, MessageType::complaint, ComplaintMessage{ComplaintKind::bad_box, w, u_, {}}.encode(), {}});
       }
       return out;
@@ -103,8 +103,8 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
       for (auto w : g.neighbours(u_)) {
         if (dropped.count(edge_of(u_, w))) me_->drop_edge(w);
       }
-      me_->step_commitments(*y_, effective_neighbours(g, dropped, u_));
-      mine_ = me_->commitments(sid_, p, *y_);
+      me_->step_commitments(y, effective_neighbours(g, dropped, u_));
+      mine_ = me_->commitments(sid, p, y);
       out.posts.push_back({round, MessageType::commitment, mine_->encode(), {}});
       return out;
     }
@@ -130,7 +130,7 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
         if (std::string why = masked_refusal(v, g, judged.of(g), u_); !why.empty()) return stop(why);
       }
       me_->step("masked value", 0, mine_->encode());
-      out.posts.push_back({round, MessageType::masked_value, me_->masked(sid_, p, *mine_).encode(), {}});
+      out.posts.push_back({round, MessageType::masked_value, me_->masked(sid, p, *mine_).encode(), {}});
       return out;
     }
     case kRoundRecovery: {

@@ -77,6 +77,13 @@ inline std::vector<std::uint32_t> rounds_after_randomness(const SessionParams& p
   for (std::uint32_t r = kRoundEdgeSeed; r <= kRoundRecovery; ++r) out.push_back(r);
   return out;
 }
+// How long the coordinator waits for a round's markers before it closes the round anyway:
+// round_timeout_ms, and for the committee's round (hidden noise, members of their own processes)
+// round_timeout_ms for each call and each restart it may need, 2·calls + 2 times in all.
+inline std::uint64_t round_time_limit(const SessionParams& p, std::uint32_t round) {
+  if (round != kRoundCommittee) return p.round_timeout_ms;
+  return std::uint64_t{p.round_timeout_ms} * (2ULL * hidden_calls(p) + 2);
+}
 // Rounds a party marks finished (and the coordinator closes).
 constexpr bool is_party_round(std::uint32_t r) {
   return (r >= kRoundSeedCommit && r <= kRoundRecovery) || r == kRoundCommittee || is_restart_round(r);
@@ -174,17 +181,17 @@ struct View {
 std::map<std::uint32_t, Key32> opened_shares(const View& v);
 Key32 view_randomness(const View& v);
 
-// Reads the whole log up to the board's signed checkpoint, 1,024 entries at a time, and calls
-// visit(raw) on every entry in board order (read_view, list_sessions, and a restarting party's
-// own_entries).
+// Reads the log from entry `from` up to the board's signed checkpoint, 1,024 entries at a time,
+// and calls visit(raw) on every entry in board order (ViewReader, list_sessions, and a
+// restarting party's own_entries).
 template <class Visit>
-bulletin::Status scan_log(bulletin::Board& board, Visit&& visit) {
+bulletin::Status scan_log(bulletin::Board& board, Visit&& visit, std::uint64_t from = 0) {
   auto cp = board.checkpoint();
   if (!cp) return cp.error();
   auto opened = bulletin::open_checkpoint(cp.value(), board.verifier());
   if (!opened) return opened.error();
   const std::uint64_t size = opened.value().size;
-  for (std::uint64_t at = 0; at < size; at += 1024) {
+  for (std::uint64_t at = from; at < size; at += 1024) {
     auto batch = board.read(at, std::min(size, at + 1024));
     if (!batch) return batch.error();
     for (const auto& raw : batch.value()) {
@@ -201,7 +208,25 @@ bulletin::Status scan_log(bulletin::Board& board, Visit&& visit) {
 
 // The board as one session sees it: the session with id `session`, or when none is given the
 // first session set up on the board. Entries of other sessions (a board holds any number) are
-// passed over; their count is kept.
+// passed over; their count is kept. A reader keeps its view and reads only what was appended
+// since its last update (every entry is decoded and its signature verified once), so polling
+// the board costs what is new.
+class ViewReader {
+ public:
+  explicit ViewReader(std::optional<Bytes32> session = std::nullopt) : session_(session) {}
+  // Reads the entries appended since the last update, up to the board's checkpoint. The view
+  // (valid until the next update), or not_found while the session's setup is incomplete.
+  bulletin::Result<const View*> update(bulletin::Board& board);
+  [[nodiscard]] const View& view() const { return v_; }
+  [[nodiscard]] View take() && { return std::move(v_); }
+
+ private:
+  bulletin::Status ingest(std::span<const std::uint8_t> raw);
+  View v_;
+  std::optional<Bytes32> session_;
+  std::uint64_t next_ = 0;  // entries read so far
+};
+// One reading from scratch.
 bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Bytes32>& session = std::nullopt);
 
 using Edge = std::pair<std::uint32_t, std::uint32_t>;  // (lo, hi)
@@ -365,9 +390,10 @@ class CoordinatorRole {
 };
 
 void say(const std::function<void(const std::string&)>& log, const std::string& line);
-// Polls the board until pred(view) holds; an error after `timeout_ms` (0: wait forever).
-bulletin::Result<View> wait_view(bulletin::Board& board, const std::optional<Bytes32>& session, std::uint32_t poll_ms,
-                                 std::uint64_t timeout_ms, const std::function<bool(const View&)>& pred,
-                                 const std::string& what);
+// Polls the board through `reader` until pred(view) holds; an error after `timeout_ms` (0: wait
+// forever). The view is the reader's.
+bulletin::Result<const View*> wait_view(ViewReader& reader, bulletin::Board& board, std::uint32_t poll_ms,
+                                        std::uint64_t timeout_ms, const std::function<bool(const View&)>& pred,
+                                        const std::string& what);
 
 }  // namespace gopa::protocol::detail

@@ -192,9 +192,10 @@ void settle_attempt(View& v, std::uint32_t a) {
   }
 }
 
-bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Bytes32>& session) {
-  View v;
-  const bulletin::Status read = scan_log(board, [&](const auto& raw) -> bulletin::Status {
+bulletin::Status ViewReader::ingest(std::span<const std::uint8_t> raw) {
+  View& v = v_;
+  const std::optional<Bytes32>& session = session_;
+  {
     ++v.entries;
     v.bytes += raw.size();
     auto e = bulletin::decode_entry(raw);
@@ -449,8 +450,16 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
         break;
     }
     return {};
-  });
+  }
+}
+
+bulletin::Result<const View*> ViewReader::update(bulletin::Board& board) {
+  const bulletin::Status read = scan_log(board, [this](const auto& raw) {
+    ++next_;
+    return ingest(raw);
+  }, next_);
   if (!read) return read.error();
+  const View& v = v_;
   if (!v.head) return make_error(Errc::not_found, "the board holds no session setup");
   if (!v.setup) {
     std::size_t have = v.head->first.size();
@@ -458,7 +467,14 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
     return make_error(Errc::not_found, "the session setup is incomplete: the board holds " + std::to_string(have) + " of " +
                                            std::to_string(v.head->params.parties) + " roster keys");
   }
-  return v;
+  return &v_;
+}
+
+bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Bytes32>& session) {
+  ViewReader reader(session);
+  auto v = reader.update(board);
+  if (!v) return v.error();
+  return std::move(reader).take();
 }
 
 
@@ -549,13 +565,13 @@ void say(const std::function<void(const std::string&)>& log, const std::string& 
   if (log) log(line);
 }
 
-bulletin::Result<View> wait_view(bulletin::Board& board, const std::optional<Bytes32>& session, std::uint32_t poll_ms,
-                                 std::uint64_t timeout_ms, const std::function<bool(const View&)>& pred,
-                                 const std::string& what) {
+bulletin::Result<const View*> wait_view(ViewReader& reader, bulletin::Board& board, std::uint32_t poll_ms,
+                                        std::uint64_t timeout_ms, const std::function<bool(const View&)>& pred,
+                                        const std::string& what) {
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    auto v = read_view(board, session);
-    if (v && pred(v.value())) return v;
+    auto v = reader.update(board);
+    if (v && pred(*v.value())) return v;
     if (!v && v.error().code != Errc::not_found) return v.error();
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
     if (timeout_ms != 0 && static_cast<std::uint64_t>(waited.count()) >= timeout_ms) {

@@ -7,6 +7,7 @@
 // nothing else. The verifier is the same code without the members, so it reaches exactly the
 // simulation's verdict.
 #include <algorithm>
+#include <deque>
 #include <array>
 #include <cmath>
 #include <ctime>
@@ -125,7 +126,10 @@ class VerifyTimer {
 };
 
 // ---------------------------------------------------------------- the public log
-// The simulation appends to *out and reads back what it wrote; the verifier reads `in`. Member
+// The simulation appends to *out and reads back what it wrote; the verifier reads `in`; a member
+// of its own process (HiddenMember) posts through its MemberIo and reads the log as the io
+// fetches it, waiting for a message that is not there yet (a member whose message does not come
+// before the io gives up is named as missing). Member
 // k's messages are read by (member, sequence number) in protocol order, wherever they stand in
 // the log: member k's message #s is the first message of the log from k with sequence number s,
 // and must have the expected kind; its encoding is then bound into the Fiat–Shamir transcript
@@ -137,20 +141,24 @@ class VerifyTimer {
 class Board {
  public:
   Board(const HiddenParams& p, const std::vector<std::size_t>& ids, std::vector<HiddenMessage>* out,
-        std::span<const HiddenMessage> in)
-      : ids_(ids), out_(out), in_(in), posted_(ids.size(), 0), next_(ids.size(), 0),
+        std::span<const HiddenMessage> in, const MemberIo* io = nullptr)
+      : ids_(ids), out_(out), in_(in), io_(io), posted_(ids.size(), 0), next_(ids.size(), 0),
         t_("gopa/hidden-sample v1") {
     t_.domain_separator("gopa/hidden/box-muller v5");
     t_.append_message("params", p.name());
     for (std::size_t id : ids_) t_.append_u64("member", id);
   }
 
-  // Simulation: member k publishes a message.
+  // Member k publishes a message (the simulation's members, or a member through its io).
   void post(std::size_t k, HiddenKind kind, std::vector<std::uint8_t> payload) {
-    GOPA_CHECK(out_ != nullptr, "only the simulated members post");
+    GOPA_CHECK(out_ != nullptr || io_ != nullptr, "only members post");
     GOPA_CHECK(payload.size() <= kMaxHiddenPayload, "a message fits one board entry");
-    out_->push_back(HiddenMessage{static_cast<std::uint32_t>(ids_[k]), kind, posted_[k]++,
-                                  std::move(payload)});
+    HiddenMessage m{static_cast<std::uint32_t>(ids_[k]), kind, posted_[k]++, std::move(payload)};
+    if (io_ != nullptr) {
+      io_->post(m);
+      return;
+    }
+    out_->push_back(std::move(m));
   }
 
   // A list of fixed-size items, split into as few messages as kMaxHiddenPayload allows.
@@ -167,24 +175,29 @@ class Board {
   // Member k's next message, which must be of this kind (a fault names k with `step`).
   const std::vector<std::uint8_t>& take(std::size_t k, HiddenKind kind, Step step) {
     index();
-    const std::span<const HiddenMessage> log = view();
     const std::string expected = std::string(hidden_kind_name(kind)) + " message #" +
                                  std::to_string(next_[k]);
     auto it = at_.find({static_cast<std::uint32_t>(ids_[k]), next_[k]});
+    // A member of its own process waits for the message as long as its io fetches more.
+    while (it == at_.end() && fetch()) {
+      index();
+      it = at_.find({static_cast<std::uint32_t>(ids_[k]), next_[k]});
+    }
     if (it == at_.end())
       fault_missing(ids_[k], step, who(ids_[k]) + ": its " + expected + " is missing");
     const std::size_t i = it->second;
-    const HiddenMessage& m = log[i];
+    const HiddenMessage& m = msg(i);
     if (m.kind != kind)
       fault(ids_[k], step,
             who(ids_[k]) + ": message #" + std::to_string(m.seq) + " (" + hidden_kind_name(m.kind) +
                 ") at log position " + std::to_string(i) + " where its " + expected +
                 " was expected");
-    // Posted before a message that precedes it in protocol order: out of turn (still read).
-    if (i < end_)
+    // Posted before a message of an earlier phase, which its sender had to read first: out of
+    // turn (still read). Within a phase the members post in any order.
+    if (i < phase_end_)
       misplace(m, "message #" + std::to_string(m.seq) + " (" + hidden_kind_name(m.kind) +
                       ") at log position " + std::to_string(i) +
-                      " was posted out of turn, before a message that precedes it");
+                      " was posted out of turn, before a message of an earlier phase that precedes it");
     end_ = std::max(end_, i + 1);
     taken_[i] = true;
     ++read_;
@@ -212,15 +225,17 @@ class Board {
     return out;
   }
 
+  // A new phase of the protocol: the members post what depends on every message read so far.
+  void phase() noexcept { phase_end_ = end_; }
+
   // After the last message of a successful attempt: every message of a member not read is
   // surplus and names its sender.
   void finish() {
     index();
-    const std::span<const HiddenMessage> log = view();
     for (const auto& [key, i] : at_)
       if (!taken_[i])
-        misplace(log[i], "extra message #" + std::to_string(log[i].seq) + " (" +
-                             hidden_kind_name(log[i].kind) + ") after the end of the protocol");
+        misplace(msg(i), "extra message #" + std::to_string(msg(i).seq) + " (" +
+                             hidden_kind_name(msg(i).kind) + ") after the end of the protocol");
   }
 
   Transcript& transcript() noexcept { return t_; }
@@ -229,17 +244,31 @@ class Board {
   [[nodiscard]] const std::vector<Misplaced>& misplaced() const noexcept { return misplaced_; }
 
  private:
-  std::span<const HiddenMessage> view() const {
-    return out_ != nullptr ? std::span<const HiddenMessage>(*out_) : in_;
+  // The log as this reader has it: position i, and how many positions there are. A member's
+  // fetched log is a deque, so a payload taken stays where it is while more is fetched.
+  const HiddenMessage& msg(std::size_t i) const {
+    if (io_ != nullptr) return fetched_[i];
+    return out_ != nullptr ? (*out_)[i] : in_[i];
+  }
+  std::size_t log_size() const {
+    if (io_ != nullptr) return fetched_.size();
+    return out_ != nullptr ? out_->size() : in_.size();
+  }
+  // A member: more of the log from its io (false: nothing more came in time).
+  bool fetch() {
+    if (io_ == nullptr) return false;
+    std::vector<HiddenMessage> more;
+    if (!io_->fetch(fetched_.size(), more) || more.empty()) return false;
+    for (auto& m : more) fetched_.push_back(std::move(m));
+    return true;
   }
 
   // Indexes the messages appended since the last call: a member's first message under each
   // sequence number; a non-member's message, or a member's second one under the same number,
   // names its sender.
   void index() {
-    const std::span<const HiddenMessage> log = view();
-    for (; indexed_ < log.size(); ++indexed_) {
-      const HiddenMessage& m = log[indexed_];
+    for (; indexed_ < log_size(); ++indexed_) {
+      const HiddenMessage& m = msg(indexed_);
       taken_.push_back(false);
       if (std::find(ids_.begin(), ids_.end(), std::size_t{m.member}) == ids_.end()) {
         misplace(m, "message #" + std::to_string(m.seq) + " (" + hidden_kind_name(m.kind) +
@@ -260,12 +289,15 @@ class Board {
   const std::vector<std::size_t>& ids_;
   std::vector<HiddenMessage>* out_;
   std::span<const HiddenMessage> in_;
+  const MemberIo* io_;
+  std::deque<HiddenMessage> fetched_;  // a member: the log as its io fetched it
   std::vector<std::uint32_t> posted_, next_;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> at_;  // (member, seq) → position
   std::vector<bool> taken_;     // per indexed position: read
   std::vector<Misplaced> misplaced_;
   std::size_t indexed_ = 0;     // positions indexed so far
   std::size_t end_ = 0;         // one past the furthest position read so far
+  std::size_t phase_end_ = 0;   // end_ when the current phase began
   std::size_t read_ = 0;
   std::size_t bytes_ = 0;
   Transcript t_;
@@ -341,6 +373,21 @@ class Committee {
     for (const auto& ch : cheats)
       for (std::size_t k = 0; k < c_; ++k)
         if (ids_[k] == ch.member) cheats_.push_back({k, ch.step, ch.occurrence});
+    sh_.resize(c_);
+    bl_.resize(c_);
+  }
+
+  // One member of its own process (HiddenMember): its own key and shares only; it posts and
+  // reads the log through `io`. `me`: its position in ids.
+  Committee(const HiddenParams& p, std::vector<std::size_t> ids, std::size_t me, const PaillierKey& key,
+            const HiddenKeySet* proven, const std::vector<Cheat>& cheats, Rng& rng, const MemberIo& io,
+            detail::RpTableCache* tables)
+      : p_(p), ids_(std::move(ids)), c_(ids_.size()), sim_(false), me_(me), keys_(c_, nullptr),
+        proven_(proven), tables_(tables), rng_(rng), trace_(false), board_(p_, ids_, nullptr, {}, &io),
+        gens_(GeneratorSet::get(kGens, 1)) {
+    keys_[me] = &key;
+    for (const auto& ch : cheats)
+      if (ids_[me] == ch.member) cheats_.push_back({me, ch.step, ch.occurrence});
     sh_.resize(c_);
     bl_.resize(c_);
   }
@@ -424,8 +471,8 @@ class Committee {
       o.members = ids_;
       o.commitments = C_[v];
       for (std::size_t k = 0; k < c_; ++k) {
-        o.shares.push_back(sh_[k][v].declassify());
-        o.blinders.push_back(bl_[k][v].declassify());
+        o.shares.push_back(owns(k) ? sh_[k][v].declassify() : Scalar::zero());
+        o.blinders.push_back(owns(k) ? bl_[k][v].declassify() : Scalar::zero());
       }
       out_.samples.push_back(std::move(o));
     }
@@ -442,6 +489,10 @@ class Committee {
   }
 
   [[nodiscard]] const std::vector<Point>& commitments(Val v) const { return C_[v]; }
+  // Whether this reader holds member k's secrets: every member in the simulation, its own in a
+  // member's process, none in the verifier.
+  [[nodiscard]] bool owns(std::size_t k) const noexcept { return sim_ || me_ == k; }
+  [[nodiscard]] bool holds_secrets() const noexcept { return sim_ || me_.has_value(); }
   [[nodiscard]] std::size_t bytes() const noexcept { return board_.bytes(); }
   [[nodiscard]] std::size_t messages() const noexcept { return board_.read(); }
   [[nodiscard]] const std::vector<Misplaced>& misplaced() const noexcept { return board_.misplaced(); }
@@ -455,8 +506,8 @@ class Committee {
   Val new_value() {
     const auto id = static_cast<Val>(C_.size());
     C_.emplace_back(c_);
-    if (sim_)
-      for (std::size_t k = 0; k < c_; ++k) {
+    for (std::size_t k = 0; k < c_; ++k)
+      if (owns(k)) {
         sh_[k].emplace_back();
         bl_[k].emplace_back();
       }
@@ -474,7 +525,7 @@ class Committee {
     Val id = new_value();
     std::vector<Point> pts(v.size());
     for (std::size_t k = 0; k < c_; ++k) {
-      if (sim_) {
+      if (owns(k)) {
         SecretScalar s, r;
         for (std::size_t i = 0; i < v.size(); ++i) {
           s += sh_[k][v[i]] * w[i];
@@ -552,8 +603,9 @@ class Committee {
   // commitments (one random-weighted MSM; on failure, member by member to name the culprit).
   std::vector<Scalar> open(std::span<const Val> vals, Step step, HiddenKind kind) {
     const std::size_t n = vals.size();
-    if (sim_)
-      for (std::size_t k = 0; k < c_; ++k) {
+    board_.phase();
+    for (std::size_t k = 0; k < c_; ++k)
+      if (owns(k)) {
         const bool cheat = cheat_now(k, step);
         std::vector<std::uint8_t> items;
         items.reserve(n * kOpeningBytes);
@@ -755,8 +807,9 @@ class Committee {
     const std::size_t nb = n_bytes();
     const std::size_t bits = p_.paillier_bits;
     std::vector<std::unique_ptr<RingPedersenSecret>> rps(c_);
-    if (sim_) {
-      for (std::size_t k = 0; k < c_; ++k) {
+    board_.phase();
+    for (std::size_t k = 0; k < c_; ++k) {
+      if (owns(k)) {
         const bool even = cheat_now(k, Step::kPaillierKey);
         if (cheat_now(k, Step::kPaillierKey)) {
           bad_keys_.push_back(std::make_unique<PaillierKey>(small_factor_key()));
@@ -783,6 +836,7 @@ class Committee {
     }
     pk_.resize(c_);
     rp_.resize(c_);
+    own_pk_.resize(c_);
     {
       VerifyTimer vt(others_verify_seconds_);
       for (std::size_t k = 0; k < c_; ++k) {
@@ -819,18 +873,19 @@ class Committee {
                 who(ids_[k]) + ": ring-Pedersen parameters not proven (Π_prm: " +
                     key_check_name(c) + ")");
         rp_[k] = std::move(rp);
-        if (sim_) {
+        if (owns(k)) {
           GOPA_CHECK(*n == keys_[k]->pub().n() && *h == keys_[k]->pub().h(), "the member's own key");
           pk_[k] = &keys_[k]->pub();
         } else {
-          own_pk_.push_back(std::make_unique<PaillierPublic>(std::move(*n), std::move(*h)));
-          pk_[k] = own_pk_.back().get();
+          own_pk_[k] = std::make_unique<PaillierPublic>(std::move(*n), std::move(*h));
+          pk_[k] = own_pk_[k].get();
         }
       }
     }
     // Π_fac from every member to every other one, in committee order of the verifiers.
-    if (sim_)
-      for (std::size_t k = 0; k < c_; ++k) {
+    board_.phase();
+    for (std::size_t k = 0; k < c_; ++k)
+      if (owns(k)) {
         std::vector<std::uint8_t> pl;
         pl.reserve((c_ - 1) * fac_bytes());
         for (std::size_t j = 0; j < c_; ++j) {
@@ -861,8 +916,8 @@ class Committee {
     HiddenKeySet ks;
     ks.members = ids_;
     for (std::size_t k = 0; k < c_; ++k) {
-      ks.pk.push_back(sim_ ? std::make_shared<const PaillierPublic>(keys_[k]->pub())
-                           : std::shared_ptr<const PaillierPublic>(std::move(own_pk_[k])));
+      ks.pk.push_back(owns(k) ? std::make_shared<const PaillierPublic>(keys_[k]->pub())
+                              : std::shared_ptr<const PaillierPublic>(std::move(own_pk_[k])));
       pk_[k] = ks.pk.back().get();
       ks.rp.push_back(rp_[k]);
     }
@@ -880,7 +935,7 @@ class Committee {
       GOPA_CHECK(at.has_value(), "every member of the attempt has a proven key");
       pk_[k] = ks.pk[*at].get();
       rp_[k] = ks.rp[*at];
-      if (sim_)
+      if (owns(k))
         GOPA_CHECK(keys_[k]->pub().n() == pk_[k]->n() && keys_[k]->pub().h() == pk_[k]->h(),
                    "the member's own key");
     }
@@ -988,7 +1043,7 @@ class Committee {
   // With a HiddenCommittee's cache, the tables of proven parameters are built in the attempt
   // whose key round proved them and reused by every later attempt (counted once).
   void build_rp_tables() {
-    if (!sim_) return;
+    if (!holds_secrets()) return;
     rp_s_tab_.resize(c_);
     rp_t_tab_.resize(c_);
     rp_own_.resize(c_);
@@ -1012,9 +1067,10 @@ class Committee {
       built += since(t0);
       // Replier j's own check, constant time in its factors, for the encoding's widths of z, w.
       const auto sz = RpEncProof::sizes(p_.paillier_bits, rp_[j].n.bits());
-      rp_own_[j] = std::make_shared<RpOwnerCheck>(
-          keys_[j]->p(), keys_[j]->q(), rp_[j].s, rp_[j].t,
-          static_cast<unsigned>(8 * RpEncProof::kZBytes), static_cast<unsigned>(8 * sz.wb));
+      if (owns(j))
+        rp_own_[j] = std::make_shared<RpOwnerCheck>(
+            keys_[j]->p(), keys_[j]->q(), rp_[j].s, rp_[j].t,
+            static_cast<unsigned>(8 * RpEncProof::kZBytes), static_cast<unsigned>(8 * sz.wb));
       if (tables_ != nullptr)
         tables_->by_member[ids_[j]] = {rp_[j], rp_s_tab_[j], rp_t_tab_[j], rp_own_[j]};
     }
@@ -1062,15 +1118,16 @@ class Committee {
       g.reply.assign(c_, std::vector<BigInt>(c_));
       groups.push_back(std::move(g));
     }
-    std::vector<GroupSecrets> secrets(sim_ ? groups.size() : 0);
+    std::vector<GroupSecrets> secrets(holds_secrets() ? groups.size() : 0);
     for (auto& s : secrets) {
       s.alpha.assign(K, std::vector<BigInt>(c_));
       s.beta.assign(c_, std::vector<BigInt>(c_));
       s.r.assign(K, std::vector<std::vector<BigInt>>(c_, std::vector<BigInt>(c_)));
     }
     // Round 1: a_i, b_i committed; Enc_i(a_i·2^(slot·W)) with its proof.
-    if (sim_)
-      for (std::size_t i = 0; i < c_; ++i)
+    board_.phase();
+    for (std::size_t i = 0; i < c_; ++i)
+      if (owns(i))
         for (std::size_t g = 0; g < groups.size(); ++g)
           board_.post_list(i, HiddenKind::kTripleShares,
                            make_shares(i, groups[g], secrets[g], tri, square), 1);
@@ -1083,8 +1140,9 @@ class Committee {
     // Round 2: j answers i with Enc_i(Σ_slot (a_i·b_j + r_ij)·2^(slot·W)); i will keep
     // a_i·b_j + r_ij per slot (summed over j), j keeps −r_ij.
     // (For square pairs member 0 answers nobody and posts no replies.)
-    if (sim_)
-      for (std::size_t j = 0; j < c_; ++j)
+    board_.phase();
+    for (std::size_t j = 0; j < c_; ++j)
+      if (owns(j))
         for (std::size_t g = 0; g < groups.size() && (!square || j > 0); ++g)
           board_.post(j, HiddenKind::kTripleReplies,
                       make_replies(j, groups[g], secrets[g], tri, square));
@@ -1098,8 +1156,9 @@ class Committee {
     }
     // Round 3: every member decrypts the product of its replies (one decryption per group) and
     // commits c_i = a_i b_i + Σ_j (a_i b_j + r_ij) − Σ_j r_ji.
-    if (sim_)
-      for (std::size_t i = 0; i < c_; ++i) make_products(i, groups, secrets, tri, square);
+    board_.phase();
+    for (std::size_t i = 0; i < c_; ++i)
+      if (owns(i)) make_products(i, groups, secrets, tri, square);
     {
       VerifyTimer vt(verify_seconds_);
       for (std::size_t i = 0; i < c_; ++i) {
@@ -1160,8 +1219,9 @@ class Committee {
       // the group(s) holding the failed pair for the public check.
       std::vector<std::size_t> open_groups{group_of[2 * t]};
       if (group_of[2 * t + 1] != group_of[2 * t]) open_groups.push_back(group_of[2 * t + 1]);
-      if (sim_)
-        for (std::size_t i = 0; i < c_; ++i)
+      board_.phase();
+      for (std::size_t i = 0; i < c_; ++i)
+        if (owns(i))
           for (std::size_t g : open_groups)
             board_.post(i, HiddenKind::kTripleReveal,
                         make_reveal(i, groups[g], secrets[g], tri, square));
@@ -1624,9 +1684,10 @@ class Committee {
       chunks.push_back(std::min(kMaskProofValues, nvalues - done));
     auto gens = GeneratorSet::get(kGens, sigma::range_generators(32, chunks[0]));
     // Simulation: each member's values (as committed) and blinders, in message order.
-    std::vector<std::vector<SecretScalar>> vals(sim_ ? c_ : 0), blinds(sim_ ? c_ : 0);
-    if (sim_)
-      for (std::size_t k = 0; k < c_; ++k) {
+    std::vector<std::vector<SecretScalar>> vals(holds_secrets() ? c_ : 0), blinds(holds_secrets() ? c_ : 0);
+    board_.phase();
+    for (std::size_t k = 0; k < c_; ++k)
+      if (owns(k)) {
         std::vector<SecretScalar> values, blinders;  // the range proof's values
         std::vector<Point> coms;
         std::vector<std::uint8_t> pl;
@@ -1703,7 +1764,7 @@ class Committee {
           if (!P) malformed(k, Step::kMaskRange, kind, "commitment");
           slot = new_value();
           C_[slot][k] = *P;
-          if (sim_) {
+          if (owns(k)) {
             sh_[k][slot] = std::move(vals[k][idx]);
             bl_[k][slot] = std::move(blinds[k][idx]);
           }
@@ -1772,8 +1833,9 @@ class Committee {
   void generate_bits(std::size_t n) {
     std::vector<Val> u(n);
     for (std::size_t i = 0; i < n; ++i) u[i] = new_value();
-    if (sim_)
-      for (std::size_t k = 0; k < c_; ++k) {
+    board_.phase();
+    for (std::size_t k = 0; k < c_; ++k)
+      if (owns(k)) {
         std::vector<std::uint8_t> items;
         for (std::size_t i = 0; i < n; ++i) {
           sh_[k][u[i]] = SecretScalar::random(rng_);
@@ -1842,7 +1904,8 @@ class Committee {
   std::vector<std::size_t> ids_;
   std::size_t c_;
   bool sim_;
-  std::vector<const PaillierKey*> keys_;  // simulation only
+  std::optional<std::size_t> me_;         // a member of its own process: its position
+  std::vector<const PaillierKey*> keys_;  // the keys this reader holds (null for the others')
   const HiddenKeySet* proven_;            // the keys of an earlier key round, or null
   std::optional<HiddenKeySet> key_set_;   // the keys this attempt's key round proved
   detail::RpTableCache* tables_ = nullptr;  // simulation: a HiddenCommittee's tables, or null
@@ -1862,7 +1925,7 @@ class Committee {
   std::vector<std::unique_ptr<PaillierPublic>> own_pk_;   // verifier: built from the log
 
   std::vector<std::vector<Point>> C_;               // public: [value][member]
-  std::vector<std::vector<SecretScalar>> sh_, bl_;  // simulation only: [member][value]
+  std::vector<std::vector<SecretScalar>> sh_, bl_;  // [member][value], for the members owned
 
   std::vector<std::array<Val, 3>> triples_, squares_;  // squares: (a, a, a²)
   std::size_t next_triple_ = 0, next_square_ = 0;
@@ -2026,6 +2089,39 @@ Attempt HiddenCommittee::attempt(const std::vector<std::size_t>& members,
   Attempt a = attempt_with_keys(p_, members, kp, proven, cheats, rng, trace, &proved, tables_.get());
   if (proved) keys_ = std::move(proved);
   return a;
+}
+
+HiddenMember::HiddenMember(const HiddenParams& p, std::size_t id, Rng& rng)
+    : p_(p), id_(id), key_(PaillierKey::generate(p.paillier_bits, rng)),
+      tables_(std::make_shared<detail::RpTableCache>()) {}
+
+MemberAttempt HiddenMember::attempt(const std::vector<std::size_t>& members, const MemberIo& io, Rng& rng,
+                                    const std::vector<Cheat>& cheats) {
+  const std::string err = params_error(p_, members);
+  GOPA_CHECK(err.empty(), "valid hidden-sample parameters and committee");
+  const auto at = std::find(members.begin(), members.end(), id_);
+  GOPA_CHECK(at != members.end(), "the member is in the attempt's committee");
+  const auto me = static_cast<std::size_t>(at - members.begin());
+  const DryRun d = dry_run(p_);
+  MemberAttempt out;
+  out.key_round = !keys_;
+  Committee com(p_, members, me, key_, keys_ ? &*keys_ : nullptr, cheats, rng, io, tables_.get());
+  try {
+    com.preprocess(d);
+    HiddenOutput o = com.output(com.online());
+    out.ok = true;
+    for (std::size_t s = 0; s < 2; ++s) {
+      out.commitments.push_back(o.samples[s].commitments);
+      out.share[s] = o.samples[s].shares[me];
+      out.blinder[s] = o.samples[s].blinders[me];
+    }
+  } catch (const Fault& f) {
+    out.blame = f.blame;
+    out.error = f.why;
+  }
+  if (!keys_ && com.key_set()) keys_ = std::move(com.key_set());
+  out.misplaced = com.misplaced();
+  return out;
 }
 
 HiddenRun run_hidden_box_muller(const HiddenParams& p, const std::vector<Cheat>& cheats, Rng& rng,

@@ -488,8 +488,11 @@ namespace {
 struct Served {
   nlohmann::json coordinator, audit;
 };
+constexpr const char* kServedSession =
+    "--sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --sampler clt --sampler-precision 8 "
+    "--round-timeout-ms 5000";
 Served serve_with_deviant(const TempDir& d, int n, int bad, const std::string& deviant,
-                          const std::string& coordinate_extra = "") {
+                          const std::string& coordinate_extra = "", const std::string& session = kServedSession) {
   std::string g = "'";
   g += GOPA_BINARY;
   g += "'";
@@ -510,9 +513,8 @@ Served serve_with_deviant(const TempDir& d, int n, int bad, const std::string& d
        << " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 $EXTRA > party$i.json 2> party$i.err &\n"
        << "  PIDS=\"$PIDS $!\"\n"
        << "done\n"
-       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties " << n << " --input-max 10"
-       << " --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --sampler clt --sampler-precision 8"
-       << " --round-timeout-ms 5000 " << coordinate_extra << " --json > coordinator.json 2> coordinator.err || true\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties " << n << " --input-max 10 "
+       << session << " " << coordinate_extra << " --json > coordinator.json 2> coordinator.err || true\n"
        << "for p in $PIDS; do wait $p || true; done\n"
        << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json || true\n";
   }
@@ -590,13 +592,36 @@ TEST_CASE("Across processes over HTTP: a gopa party --cheat KIND is excluded for
     }
     check_honest_served(d, s, 5, bad);
   }
-  // An unknown kind, or the committee's (hidden noise only), is refused before anything is posted.
+  // An unknown kind is refused before anything is posted.
   TempDir d;
   REQUIRE(gopa("keys --out k.json > /dev/null", d.path).code == 0);
-  const auto r = gopa("party --board http://127.0.0.1:9 --board-key 00 --id 0 --keys k.json --input 1 --cheat committee"
+  const auto r = gopa("party --board http://127.0.0.1:9 --board-key 00 --id 0 --keys k.json --input 1 --cheat fraud"
                       " 2> err.txt", d.path);
   CHECK(r.code == 3);
   CHECK(slurp_file(d.path / "err.txt").find("--cheat") != std::string::npos);
+}
+
+TEST_CASE("Across processes over HTTP: hidden noise, every committee member in its own gopa party process; the audit passes",
+          "[cli][party][hidden]") {
+  // gopa coordinate --noise hidden and five gopa party processes: the committee drawn from the
+  // joint randomness computes the hidden sample, each member with its own Paillier key (2048
+  // bits) and shares; nobody is excluded and the audit verifies the committee's log.
+  TempDir d;
+  const Served s = serve_with_deviant(d, 5, -1, "", "",
+                                      "--sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --noise hidden "
+                                      "--sampler-precision 8 --round-timeout-ms 60000");
+  INFO(slurp_file(d.path / "coordinator.err"));
+  check_honest_served(d, s, 5, -1);
+  CHECK(s.coordinator.at("excluded").empty());
+  CHECK(s.coordinator.at("counted") == 5);
+  bool committee_checked = false;
+  for (const auto& c : s.audit.at("checks")) {
+    const std::string name = c.at("name");
+    INFO(name << ": " << c.at("status") << " " << c.value("detail", ""));
+    CHECK(c.at("status") != "FAIL");
+    if (name.find("hidden noise") != std::string::npos) committee_checked = c.at("status") == "PASS";
+  }
+  CHECK(committee_checked);
 }
 
 TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is refused", "[cli][run][privacy]") {

@@ -1,7 +1,8 @@
 // libFuzzer target: the hidden-sample committee's public log (docs/sampling.md, "Public log").
 // Invariants: decoding and verification never crash; whatever decodes re-encodes to the same
 // bytes; a log that differs from an honest one verifies only with the honest commitments (a
-// message added or moved is misplaced and names its sender, never changes the verdict).
+// message added, or moved before a message of an earlier phase, is misplaced and names its sender,
+// never changes the verdict).
 //
 // Input: the bytes are tried as one message and as a whole log (frames), and, as
 //   op (u8) ‖ index (u16, little-endian) ‖ data

@@ -392,6 +392,11 @@ TEST_CASE("hidden log: a message out of place never names another member",
     REQUIRE_FALSE(v.misplaced.empty());
     for (const Misplaced& m : v.misplaced) CHECK(m.sender == sender);
   };
+  const auto nobody = [&](const HiddenVerdict& v) {
+    REQUIRE(v.ok);
+    CHECK(v.commitments == honest.commitments);
+    CHECK(v.misplaced.empty());
+  };
   SECTION("a non-member's message before a member's turn") {
     for (HiddenKind kind : {HiddenKind::kTripleProducts, HiddenKind::kPaillierKey}) {
       auto t = log;
@@ -402,15 +407,28 @@ TEST_CASE("hidden log: a message out of place never names another member",
       only(verify_hidden_log(p, members, t), 7);
     }
   }
-  SECTION("a member's next message posted before another member's") {
-    // Member 12's triple-products message moved before member 11's (and member 10's).
+  SECTION("a member's message of a phase posted before the other members' of the same phase, or of an earlier one") {
+    // Member 12's triple-products message moved before member 11's (and member 10's): the
+    // members of a phase post in any order, so nobody is named.
     std::size_t next = turn + 1;
     while (!(log[next].member == 12 && log[next].kind == HiddenKind::kTripleProducts)) ++next;
-    for (std::size_t to : {turn, turn - 1}) {
+    std::size_t first_products = turn;
+    while (log[first_products - 1].kind == HiddenKind::kTripleProducts) --first_products;
+    for (std::size_t to : {turn, first_products}) {
       auto t = log;
       const HiddenMessage m = t[next];
       t.erase(t.begin() + at(next));
       t.insert(t.begin() + at(to), m);
+      nobody(verify_hidden_log(p, members, t));
+    }
+    // Moved before the last triple-replies message: a message of the phase before, which its
+    // sender had to read first. Out of turn, its sender named.
+    {
+      auto t = log;
+      const HiddenMessage m = t[next];
+      t.erase(t.begin() + at(next));
+      REQUIRE(log[first_products - 1].kind == HiddenKind::kTripleReplies);
+      t.insert(t.begin() + at(first_products - 1), m);
       only(verify_hidden_log(p, members, t), 12);
     }
     // Member 12's message of a later round, before member 11's turn.

@@ -32,7 +32,8 @@
 // commits to no noise; a member excluded for a deviation the board attests opens its shares in
 // round 9. The coordinator withholds the result when a share is missing or would have to come from
 // a member excluded only for a missing or late message (possibly an honest one cut off).
-// Separate processes (run_party/run_coordinator) refuse it.
+// Separate processes (run_party/run_coordinator): each committee member computes with its own key
+// and shares in round 11, reading the others' messages from the board as they arrive.
 #pragma once
 
 #include <cstdint>
@@ -182,8 +183,8 @@ struct PartyOptions {
   std::function<std::vector<bulletin::Entry>(const bulletin::Entry& planned)> deviate;
   // TEST ONLY: the party deviates as a simulated cheater of this kind does in run_session (the
   // cheat matrix across processes): `withhold` keeps back its first reveal, `replay` waits for
-  // another party's masked value and posts it as its own; `committee` needs hidden noise, which
-  // separate processes refuse.
+  // another party's masked value and posts it as its own; `committee` (hidden noise only): a
+  // committee member that opens a wrong share at its first multiplication of each call.
   std::optional<CheatKind> cheat;
   // TEST ONLY: run_party returns (PartyOutcome::stopped says so) right after posting its marker of
   // this round, without waiting for the close, as a party killed there would; calling run_party
