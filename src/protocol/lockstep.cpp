@@ -254,15 +254,18 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     Judged judged(*view, &cache);
     std::vector<PartyRole::Act> acts(p.parties);
     if (r == kRoundCommit) {
-      // The provers, in parallel.
+      // The provers, in parallel; their messages are then encoded on this thread. (Payloads made
+      // on the provers' threads sit between their freed scratch and keep it resident: at
+      // n = 10,000 the peak RSS was 748 MB instead of 188 MB.)
       std::mutex progress_mu;
       std::size_t committed = 0;
       parallel_for(p.parties, [&](std::size_t u) {
-        acts[u] = roles[u]->act(r, *view, judged);
-        if (acts[u].posts.empty()) return;
+        roles[u]->prepare(r, *view);
+        if (!roles[u]->commitment()) return;
         std::lock_guard<std::mutex> lock(progress_mu);
         progress("commitments, input-domain and noise proofs", ++committed, p.parties - cfg.dropouts);
       });
+      for (std::uint32_t u = 0; u < p.parties; ++u) acts[u] = roles[u]->act(r, *view, judged);
     } else {
       std::size_t edges = 0, posted = 0;
       for (std::uint32_t u = 0; u < p.parties; ++u) {

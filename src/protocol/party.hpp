@@ -538,6 +538,9 @@ class PartyRole {
     std::string stop;  // non-empty: the party posts nothing more in this session (why)
   };
   [[nodiscard]] Act act(std::uint32_t round, const View& v, Judged& judged);
+  // The heavy work of a round, which may run for several parties at once (round 6: the proofs);
+  // act then only encodes. act does it itself when prepare was not called.
+  void prepare(std::uint32_t round, const View& v);
 
   // Before round 9: whether a masked value may still be in flight (some party that committed has
   // none on the board, and the result is not withheld). A party process then reads the board

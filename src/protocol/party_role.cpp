@@ -35,6 +35,18 @@ bool PartyRole::awaits_late_masked(const View& v, Judged& judged) {
   return missing && at_close.withheld.empty() && !v.closed.count(kRoundRecovery);
 }
 
+void PartyRole::prepare(std::uint32_t round, const View& v) {
+  if (round != kRoundCommit || mine_ || dev_.dropout || !stopped_.empty() || !fix_randomness(v).empty()) return;
+  // Commitments with the input-domain and noise proofs, over the edges that were not dropped.
+  const Graph& g = fixed_->graph;
+  const std::set<Edge> dropped = dropped_edges(v);
+  for (auto w : g.neighbours(u_)) {
+    if (dropped.count(edge_of(u_, w))) me_->drop_edge(w);
+  }
+  me_->step_commitments(fixed_->y, effective_neighbours(g, dropped, u_));
+  mine_ = me_->commitments(shared_->sid(), shared_->setup().params, fixed_->y);
+}
+
 PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged) {
   Act out;
   if (!stopped_.empty()) {
@@ -96,18 +108,12 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
         out.posts.push_back({round, MessageType::complaint, ComplaintMessage{ComplaintKind::bad_box, w, u_, {}}.encode(), {}});
       }
       return out;
-    case kRoundCommit: {
-      // Commitments with the input-domain and noise proofs, over the edges that were not dropped.
+    case kRoundCommit:
+      // Commitments with the input-domain and noise proofs (made by prepare unless already made).
       if (dev_.dropout) return stop("dropped out (test)");
-      const std::set<Edge> dropped = dropped_edges(v);
-      for (auto w : g.neighbours(u_)) {
-        if (dropped.count(edge_of(u_, w))) me_->drop_edge(w);
-      }
-      me_->step_commitments(y, effective_neighbours(g, dropped, u_));
-      mine_ = me_->commitments(sid, p, y);
+      prepare(round, v);
       out.posts.push_back({round, MessageType::commitment, mine_->encode(), {}});
       return out;
-    }
     case kRoundCancelComplaint:
       // An end of an edge whose terms do not cancel reveals the edge's seed. A deviating party
       // does not defend itself.

@@ -570,16 +570,22 @@ TEST_CASE("Across processes over HTTP: a randomized malicious gopa party never g
 TEST_CASE("Across processes over HTTP: a gopa party --cheat KIND is excluded for its deviation, nobody honest is blamed",
           "[cli][party][cheat]") {
   // Four honest gopa party processes and one with the test-only --cheat KIND, which deviates as
-  // `gopa run --cheat KIND` cheaters do (the whole matrix runs across party threads in
-  // test_adversary.cpp). Three kinds: a forged proof, a pairwise term that does not cancel (named
-  // after a seed reveal), another party's masked value.
+  // `gopa run --cheat KIND` cheaters do: the whole cheat matrix (the committee's below, with
+  // hidden noise).
   struct Case {
     const char* kind;
-    const char* reason;
+    const char* reason;  // the cheater's exclusion, as the coordinator and the auditor give it
   };
-  for (const Case& c : {Case{"forge", "input outside the domain [0, M]"},
+  for (const Case& c : {Case{"range", "input outside the domain [0, M]"},
+                        Case{"forge", "input outside the domain [0, M]"},
+                        Case{"seed", "noise not sampled from its committed seeds"},
+                        Case{"noise", "noise not sampled from its committed seeds"},
                         Case{"cancel", "does not follow from the revealed edge seed"},
-                        Case{"replay", "output proof rejected"}}) {
+                        Case{"output", "output proof rejected"},
+                        Case{"replay", "output proof rejected"},
+                        Case{"signature", "no masked value"},  // the board refused it
+                        Case{"missing", "no masked value"},
+                        Case{"withhold", "no randomness reveal"}}) {
     INFO("cheat " << c.kind);
     TempDir d;
     const int bad = 3;
@@ -622,6 +628,68 @@ TEST_CASE("Across processes over HTTP: hidden noise, every committee member in i
     if (name.find("hidden noise") != std::string::npos) committee_checked = c.at("status") == "PASS";
   }
   CHECK(committee_checked);
+}
+
+TEST_CASE("Across processes over HTTP: hidden noise with a cheating or a stalled committee member; the others restart "
+          "without it, nobody honest is blamed",
+          "[cli][party][hidden]") {
+  // Three parties and a committee of three: every party is a member. 2048-bit keys.
+  const std::string session =
+      "--sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --noise hidden --committee 3 "
+      "--sampler-precision 8 --round-timeout-ms 3000 --min-round-ms 300";
+  SECTION("a member that opens a wrong share (gopa party --cheat committee)") {
+    TempDir d;
+    const Served s = serve_with_deviant(d, 3, 1, "--cheat committee", "", session);
+    INFO(slurp_file(d.path / "coordinator.err"));
+    for (const auto* j : {&s.coordinator, &s.audit}) {
+      REQUIRE(j->at("excluded").contains("1"));
+      CHECK(j->at("excluded").at("1").get<std::string>().find("mul-opening") != std::string::npos);
+    }
+    CHECK(s.coordinator.at("counted") == 2);
+    check_honest_served(d, s, 3, 1);
+  }
+  SECTION("a member killed when the committee's round begins") {
+    TempDir d;
+    std::string g = "'";
+    g += GOPA_BINARY;
+    g += "'";
+    for (int i = 0; i < 3; ++i) REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
+    const std::string party = g + " party --board \"$URL\" --board-key \"$VKEY\" --keys k$i.json --id $i --input $((i + 1))"
+                                  " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 --json --progress";
+    {
+      std::ofstream sh(d.path / "stall.sh");
+      sh << "cat k0.json.pub k1.json.pub k2.json.pub > roster.jsonl\n"
+         << serve_board(g)
+         << "PIDS=\"\"\n"
+         << "for i in 0 1; do\n"
+         << "  " << party << " > party$i.json 2> party$i.err &\n"
+         << "  PIDS=\"$PIDS $!\"\n"
+         << "done\n"
+         << "i=2; " << party << " > killed.json 2> killed.err &\n"
+         << "KILLED=$!\n"
+         << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 3 --input-max 10 "
+         << session << " --json > coordinator.json 2> coordinator.err &\n"
+         << "COORD=$!\n"
+         << "for t in $(seq 1 3000); do grep -q 'round 3 done' killed.err && break; sleep 0.01; done\n"
+         << "kill -KILL $KILLED\n"
+         << "{ wait $KILLED; } 2> /dev/null\n"
+         << "wait $COORD\n"
+         << "for p in $PIDS; do wait $p; done\n"
+         << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json || true\n";
+    }
+    const std::string cmd = "cd '" + d.path.string() + "' && bash stall.sh";
+    const int status = std::system(cmd.c_str());
+    REQUIRE(WIFEXITED(status));
+    INFO(slurp_file(d.path / "coordinator.err") << slurp_file(d.path / "party0.err"));
+    const Served s{nlohmann::json::parse(std::ifstream(d.path / "coordinator.json")),
+                   nlohmann::json::parse(std::ifstream(d.path / "audit.json"))};
+    for (const auto* j : {&s.coordinator, &s.audit}) {
+      REQUIRE(j->at("excluded").contains("2"));
+      CHECK(j->at("excluded").at("2").get<std::string>().find("missing") != std::string::npos);
+    }
+    CHECK(s.coordinator.at("counted") == 2);
+    check_honest_served(d, s, 2, -1);
+  }
 }
 
 TEST_CASE("gopa run --neighbors: σ_Δ is planned for the k used, or the run is refused", "[cli][run][privacy]") {
