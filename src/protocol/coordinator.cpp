@@ -18,6 +18,18 @@ bulletin::Status CoordinatorRole::close(std::uint32_t round) {
   return poster_.post(round, MessageType::round_cosignature, RoundMarker{round}.encode());
 }
 
+bulletin::Result<std::optional<std::uint32_t>> CoordinatorRole::round_to_close(ViewReader& reader, bulletin::Board& board,
+                                                                               std::size_t i, const View*& view,
+                                                                               RunReport& report) {
+  auto read = reader.update(board);
+  if (!read) return read.error();
+  view = read.value();
+  if (i >= view->close_order.size()) return std::optional<std::uint32_t>();
+  const std::uint32_t round = view->close_order[i];
+  if (is_restart_round(round) && is_commit_round(round)) ++report.randomness_restarts;
+  return std::optional<std::uint32_t>(round);
+}
+
 bulletin::Result<Verdict> CoordinatorRole::release(const View& v, ProofCache* cache, RunReport& report) {
   const SessionParams& p = setup_.params;
   const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
@@ -83,21 +95,14 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     t0 = t1;
     return {};
   };
-  // The rounds in the order every reader accepts: 2, 3, restarts while the randomness loses a
-  // reveal, 4, …, 9 (the board extends the order as the randomness attempts settle).
-  // The i-th close is posted whatever the board accepted before (a deviating coordinator's
-  // closes may not count).
   const View* view = nullptr;
   for (std::size_t i = 0;; ++i) {
-    auto read = reader.update(board);
-    if (!read) return read.error();
-    view = read.value();
-    if (i >= view->close_order.size()) break;
-    const std::uint32_t round = view->close_order[i];
+    auto next = CoordinatorRole::round_to_close(reader, board, i, view, report);
+    if (!next) return next.error();
+    if (!next.value()) break;
     // A party the randomness rounds excluded knows it from the board and posts nothing more.
     for (const auto& [u, why] : view->randomness_out) expected.erase(u);
-    if (is_restart_round(round) && is_commit_round(round)) ++report.randomness_restarts;
-    if (auto st = run_round(round); !st) return st.error();
+    if (auto st = run_round(*next.value()); !st) return st.error();
   }
   for (const auto& [u, c] : view->commits) {
     report.proof_bytes_per_party = proof_bytes(c);

@@ -237,12 +237,10 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   ViewReader reader(sid);  // one view, updated with each round's entries
   const View* view = nullptr;
   for (std::size_t i = 0;; ++i) {
-    auto read = reader.update(board);
-    if (!read) return read.error();
-    view = read.value();
-    if (i >= view->close_order.size()) break;
-    const std::uint32_t r = view->close_order[i];
-    if (is_restart_round(r) && is_commit_round(r)) ++report.randomness_restarts;
+    auto next = CoordinatorRole::round_to_close(reader, board, i, view, report);
+    if (!next) return next.error();
+    if (!next.value()) break;
+    const std::uint32_t r = *next.value();
     if (r == kRoundCommittee || r == kRoundEdgeSeed) {
       if (report.phases.size() == 1) phase_done("joint randomness");
     }

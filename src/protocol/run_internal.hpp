@@ -383,6 +383,13 @@ class CoordinatorRole {
   // withholds it. Fills report's counted, excluded, named, withheld and estimate.
   [[nodiscard]] bulletin::Result<Verdict> release(const View& v, ProofCache* cache, RunReport& report);
   [[nodiscard]] const SetupMessage& setup() const { return setup_; }
+  // The i-th round to close, in the order every reader accepts (2, 3, the restarts while the
+  // randomness loses a reveal, (11,) 4, …, 9; the board extends it as attempts settle), from the
+  // board read again through `reader` (`view` is set to what it read); nullopt once every round
+  // is closed. The i-th close is posted whatever the board accepted before (a deviating
+  // coordinator's closes may not count). Counts the randomness restarts in `report`.
+  [[nodiscard]] static bulletin::Result<std::optional<std::uint32_t>> round_to_close(
+      ViewReader& reader, bulletin::Board& board, std::size_t i, const View*& view, RunReport& report);
 
  private:
   SetupMessage setup_;
