@@ -1,8 +1,5 @@
 // The hidden-noise committee member in its own process (round 11): docs/protocol.md § Hidden
 // noise, docs/sampling.md § Members of their own.
-#include <chrono>
-#include <thread>
-
 #include "party.hpp"
 
 namespace gopa::protocol::detail {
@@ -10,9 +7,7 @@ namespace gopa::protocol::detail {
 bulletin::Result<std::string> run_committee_member(Party& me, const View& v, const CommitteeIo& io) {
   const SessionParams& p = v.setup->params;
   const Key32 y = view_randomness(v);
-  std::vector<std::uint32_t> eligible;  // the parties whose shares made y, as every reader takes them
-  for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
-  const std::vector<std::uint32_t> committee = select_committee(p, y, eligible);
+  const std::vector<std::uint32_t> committee = committee_of(v);
   const std::uint32_t u = me.index();
   if (std::find(committee.begin(), committee.end(), u) == committee.end()) return std::string();
   std::vector<std::size_t> members(committee.begin(), committee.end());
@@ -34,27 +29,26 @@ bulletin::Result<std::string> run_committee_member(Party& me, const View& v, con
         if (failed) return;
         if (auto st = io.post(call, attempt, m); !st) failed = st.error();
       };
+      // Waits for more of the attempt's log; none after the round's close counts, and none within
+      // wait_ms names the awaited member as missing.
       mio.fetch = [&](std::size_t have, std::vector<sampling::HiddenMessage>& more) {
-        const auto start = std::chrono::steady_clock::now();
-        for (;;) {
-          if (failed) return false;
-          auto read = io.update();
-          if (!read) {
-            failed = read.error();
-            return false;
-          }
-          const View& w = *read.value();
-          if (auto it = w.committee_log.find({call, attempt}); it != w.committee_log.end() && it->second.size() > have) {
-            more.assign(it->second.begin() + static_cast<std::ptrdiff_t>(have), it->second.end());
-            return true;
-          }
-          if (w.closed.count(kRoundCommittee)) return false;  // nothing more counts
-          const auto waited = std::chrono::steady_clock::now() - start;
-          if (std::chrono::duration_cast<std::chrono::milliseconds>(waited).count() >= static_cast<long long>(io.wait_ms)) {
-            return false;
-          }
-          std::this_thread::sleep_for(std::chrono::milliseconds(io.poll_ms));
+        if (failed) return false;
+        const auto log_of = [&](const View& w) {
+          auto it = w.committee_log.find({call, attempt});
+          return it == w.committee_log.end() ? nullptr : &it->second;
+        };
+        auto read = wait_view(*io.reader, *io.board, io.poll_ms, io.wait_ms, [&](const View& w) {
+          const auto* log = log_of(w);
+          return (log != nullptr && log->size() > have) || w.closed.count(kRoundCommittee) > 0;
+        }, "committee messages");
+        if (!read) {
+          if (read.error().code != Errc::timeout) failed = read.error();
+          return false;
         }
+        const auto* log = log_of(*read.value());
+        if (log == nullptr || log->size() <= have) return false;  // the round closed
+        more.assign(log->begin() + static_cast<std::ptrdiff_t>(have), log->end());
+        return true;
       };
       const sampling::MemberAttempt a = member.attempt(members, mio, rng, io.cheats);
       if (failed) return *failed;

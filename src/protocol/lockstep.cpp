@@ -159,9 +159,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // computes one hidden Box–Muller pair per two coordinates; every message goes on the board from
   // its member; a member named by an abort is left out of every later attempt and call.
   auto run_committee = [&](const View& v) -> bulletin::Status {
-    std::vector<std::uint32_t> eligible;  // the parties whose shares made y, as every reader takes them
-    for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
-    report.committee = select_committee(p, view_randomness(v), eligible);
+    report.committee = committee_of(v);
     std::vector<sampling::Cheat> cheats;
     if (auto c = cfg.cheats.find(CheatKind::committee); c != cfg.cheats.end()) {
       std::vector<std::uint32_t> order = report.committee;

@@ -584,7 +584,8 @@ class PartyRole {
 // restart without it; the round's close ends the reading (what comes after it counts for no
 // reader). On success the party holds its shares of every coordinate.
 struct CommitteeIo {
-  std::function<bulletin::Result<const View*>()> update;  // the board read again
+  ViewReader* reader = nullptr;  // the member's reader of the session, updated as it waits
+  bulletin::Board* board = nullptr;
   std::function<bulletin::Status(std::uint32_t call, std::uint32_t attempt, const sampling::HiddenMessage&)> post;
   std::uint32_t poll_ms = 50;
   std::uint64_t wait_ms = 60'000;

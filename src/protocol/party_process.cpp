@@ -324,7 +324,8 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     if (r == kRoundCommittee) {
       // A committee member computes the hidden noise with the others before it marks the round.
       CommitteeIo io;
-      io.update = [&]() { return reader.update(board); };
+      io.reader = &reader;
+      io.board = &board;
       io.post = [&](std::uint32_t call, std::uint32_t attempt, const sampling::HiddenMessage& m) {
         return post(kRoundCommittee, MessageType::committee, CommitteeMessage{call, attempt, m}.encode());
       };

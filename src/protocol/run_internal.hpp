@@ -180,6 +180,9 @@ struct View {
 
 std::map<std::uint32_t, Key32> opened_shares(const View& v);
 Key32 view_randomness(const View& v);
+// Hidden noise: the committee the joint randomness draws from the parties whose shares made it,
+// in committee order (what every reader, driver and member takes as the committee).
+std::vector<std::uint32_t> committee_of(const View& v);
 
 // Reads the log from entry `from` up to the board's signed checkpoint, 1,024 entries at a time,
 // and calls visit(raw) on every entry in board order (ViewReader, list_sessions, and a
@@ -288,8 +291,6 @@ bool edge_cancels(const CommitMessage& mu, std::size_t i, const CommitMessage& m
 bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std::uint32_t w, const EdgeNoise& z,
                   const GeneratorSet& gens);
 std::uint32_t randomness_attempt(const View& v);
-std::map<std::uint32_t, Key32> opened_shares(const View& v);
-Key32 view_randomness(const View& v);
 
 struct ProofChecks {
   std::optional<std::string> range, noise, output;
@@ -360,7 +361,7 @@ struct Verdict {
   std::set<std::uint32_t> attested;
 };
 
-HiddenNoise check_hidden(const View& v, const Key32& y);
+HiddenNoise check_hidden(const View& v);
 HiddenNoise cached_hidden(const View& v, const Key32& y, ProofCache* cache);
 void check_domain_group(const View& v, std::span<const std::uint32_t> group, std::span<ProofChecks> out,
                         unsigned threads);

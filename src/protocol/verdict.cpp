@@ -24,12 +24,10 @@ bool terms_follow(const CommitMessage& m, std::size_t slot, std::uint32_t u, std
 }
 
 
-HiddenNoise check_hidden(const View& v, const Key32& y) {
+HiddenNoise check_hidden(const View& v) {
   const SessionParams& p = v.setup->params;
   HiddenNoise h;
-  std::vector<std::uint32_t> eligible;
-  for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
-  h.committee = select_committee(p, y, eligible);
+  h.committee = committee_of(v);
   h.expected.resize(p.dim);
   const sampling::HiddenParams hp = hidden_params(p);
   std::vector<std::size_t> members(h.committee.begin(), h.committee.end());
@@ -100,7 +98,7 @@ HiddenNoise cached_hidden(const View& v, const Key32& y, ProofCache* cache) {
   if (cache) {
     if (auto hit = cache->find_hidden(key)) return *hit;
   }
-  HiddenNoise h = check_hidden(v, y);
+  HiddenNoise h = check_hidden(v);
   if (cache) cache->put_hidden(key, h);
   return h;
 }

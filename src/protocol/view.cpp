@@ -172,9 +172,7 @@ void settle_attempt(View& v, std::uint32_t a) {
   if (withheld.empty()) {
     v.final_attempt = a;
     if (p.noise == NoiseMode::hidden) {
-      std::vector<std::uint32_t> eligible;
-      for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
-      const std::vector<std::uint32_t> c = select_committee(p, view_randomness(v), eligible);
+      const std::vector<std::uint32_t> c = committee_of(v);
       v.committee.insert(c.begin(), c.end());
     }
     const auto rest = rounds_after_randomness(p);
@@ -560,6 +558,12 @@ std::map<std::uint32_t, Key32> opened_shares(const View& v) {
 }
 
 Key32 view_randomness(const View& v) { return joint_randomness(v.sid, randomness_attempt(v), opened_shares(v)); }
+
+std::vector<std::uint32_t> committee_of(const View& v) {
+  std::vector<std::uint32_t> eligible;
+  for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
+  return select_committee(v.setup->params, view_randomness(v), eligible);
+}
 
 void say(const std::function<void(const std::string&)>& log, const std::string& line) {
   if (log) log(line);

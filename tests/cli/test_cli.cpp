@@ -417,6 +417,27 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
 
 namespace {
 
+// Key files k0.json … k<n−1>.json in d, and the shell line that writes their roster.
+std::string make_roster(const TempDir& d, int n) {
+  std::ostringstream sh;
+  sh << "cat";
+  for (int i = 0; i < n; ++i) {
+    REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
+    sh << " k" << i << ".json.pub";
+  }
+  sh << " > roster.jsonl\n";
+  return sh.str();
+}
+
+// The party indices 0 … n−1 without `skip`, as a shell word list (each after a space).
+std::string party_ids(int n, int skip = -1) {
+  std::ostringstream out;
+  for (int i = 0; i < n; ++i) {
+    if (i != skip) out << ' ' << i;
+  }
+  return out.str();
+}
+
 // gopa board serve, gopa coordinate (--parties n --input-max 10 and `session`) and n gopa party
 // processes; party `victim` is killed (SIGKILL) once its stderr shows `pattern` and, with
 // `restart`, started again with the same command. Then gopa audit. Files: party<i>.json/.err,
@@ -427,20 +448,15 @@ void run_with_killed(const TempDir& d, int n, int victim, const std::string& pat
   std::string g = "'";
   g += GOPA_BINARY;
   g += "'";
-  std::ostringstream others, pubs;
-  for (int i = 0; i < n; ++i) {
-    REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
-    pubs << " k" << i << ".json.pub";
-    if (i != victim) others << ' ' << i;
-  }
+  const std::string roster = make_roster(d, n);
   const std::string party = g + " party --board \"$URL\" --board-key \"$VKEY\" --keys k$i.json --id $i --input $((i + 1))"
                                 " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 --json --progress";
   {
     std::ofstream sh(d.path / "killed.sh");
-    sh << "cat" << pubs.str() << " > roster.jsonl\n"
+    sh << roster
        << serve_board(g)
        << "PIDS=\"\"\n"
-       << "for i in" << others.str() << "; do\n"
+       << "for i in" << party_ids(n, victim) << "; do\n"
        << "  " << party << " > party$i.json 2> party$i.err &\n"
        << "  PIDS=\"$PIDS $!\"\n"
        << "done\n"
@@ -518,18 +534,13 @@ Served serve_with_deviant(const TempDir& d, int n, int bad, const std::string& d
   std::string g = "'";
   g += GOPA_BINARY;
   g += "'";
-  std::ostringstream ids, pubs;
-  for (int i = 0; i < n; ++i) {
-    REQUIRE(gopa("keys --out k" + std::to_string(i) + ".json > /dev/null", d.path).code == 0);
-    ids << ' ' << i;
-    pubs << " k" << i << ".json.pub";
-  }
+  const std::string roster = make_roster(d, n);
   {
     std::ofstream sh(d.path / "deviant.sh");
-    sh << "cat" << pubs.str() << " > roster.jsonl\n"
+    sh << roster
        << serve_board(g)
        << "PIDS=\"\"\n"
-       << "for i in" << ids.str() << "; do\n"
+       << "for i in" << party_ids(n) << "; do\n"
        << "  EXTRA=\"\"; [ $i = " << bad << " ] && EXTRA=\"" << deviant << "\"\n"
        << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input $((i + 1)) --json"
        << " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 $EXTRA > party$i.json 2> party$i.err &\n"
