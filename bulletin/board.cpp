@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "gopa/bytes.hpp"
+
 namespace gopa::bulletin {
 
 struct LocalBoard::Request {
@@ -354,9 +356,7 @@ void LocalBoard::index_entry(const Entry& e, const Hash& leaf, std::uint64_t ind
   if (e.payload_kind == PayloadKind::blob_reference && e.payload.size() == kBlobReferenceSize) {
     Hash h{};
     std::copy(e.payload.begin(), e.payload.begin() + 32, h.begin());
-    std::uint64_t len = 0;
-    for (std::size_t i = 32; i < 40; ++i) len = (len << 8) | e.payload[i];
-    blob_refs_.emplace(h, len);
+    blob_refs_.emplace(h, ByteReader<ByteOrder::big>(std::span(e.payload).subspan(32)).u64());
   }
 }
 
@@ -747,9 +747,7 @@ Result<Bytes> LocalBoard::entry_bundle(std::uint64_t index, unsigned width) {
   Bytes out;
   for (const Bytes& e : entries.value()) {
     GOPA_CHECK(e.size() <= 0xffff, "stored entries fit a uint16 length");
-    out.push_back(static_cast<std::uint8_t>(e.size() >> 8));
-    out.push_back(static_cast<std::uint8_t>(e.size()));
-    out.insert(out.end(), e.begin(), e.end());
+    ByteWriter<ByteOrder::big>(out).u16(static_cast<std::uint16_t>(e.size())).bytes(e);
   }
   return out;
 }

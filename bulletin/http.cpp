@@ -8,6 +8,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "gopa/bytes.hpp"
 #include "http_internal.hpp"
 
 namespace gopa::bulletin {
@@ -127,15 +128,13 @@ std::string entry_bundle_path(std::uint64_t index, unsigned width) {
 
 Result<std::vector<Bytes>> split_entry_bundle(std::span<const std::uint8_t> bundle) {
   std::vector<Bytes> out;
-  std::size_t pos = 0;
-  while (pos < bundle.size()) {
-    if (bundle.size() - pos < 2) return make_error(Errc::malformed, "entry bundle ends inside a length");
-    const std::size_t n = (static_cast<std::size_t>(bundle[pos]) << 8) | bundle[pos + 1];
-    pos += 2;
-    if (bundle.size() - pos < n) return make_error(Errc::malformed, "entry bundle ends inside an entry");
-    out.emplace_back(bundle.begin() + static_cast<std::ptrdiff_t>(pos),
-                     bundle.begin() + static_cast<std::ptrdiff_t>(pos + n));
-    pos += n;
+  ByteReader<ByteOrder::big> r(bundle);
+  while (!r.done()) {
+    const std::size_t n = r.u16();
+    if (!r.ok()) return make_error(Errc::malformed, "entry bundle ends inside a length");
+    const auto entry = r.bytes(n);
+    if (!r.ok()) return make_error(Errc::malformed, "entry bundle ends inside an entry");
+    out.emplace_back(entry.begin(), entry.end());
     if (out.size() > 256) return make_error(Errc::malformed, "entry bundle holds more than 256 entries");
   }
   return out;

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "gopa/bytes.hpp"
+
 namespace gopa::bulletin {
 
 namespace {
@@ -37,12 +39,6 @@ bool valid_note_text(std::string_view s) {
     i += n + 1;
   }
   return true;
-}
-
-std::uint64_t be64(std::span<const std::uint8_t> b) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < 8; ++i) v = (v << 8) | b[i];
-  return v;
 }
 
 struct ParsedVkey {
@@ -267,8 +263,7 @@ NoteSignature Cosigner::cosign(std::string_view body, std::uint64_t timestamp) c
   GOPA_CHECK(timestamp < (1ull << 63), "cosignature timestamps stay below 2^63");
   const Signature s = key_.sign(as_bytes(cosignature_message(body, timestamp)));
   NoteSignature out{name_, id_, {}};
-  for (int sh = 56; sh >= 0; sh -= 8) out.signature.push_back(static_cast<std::uint8_t>(timestamp >> sh));
-  out.signature.insert(out.signature.end(), s.begin(), s.end());
+  ByteWriter<ByteOrder::big>(out.signature).u64(timestamp).bytes(s);
   return out;
 }
 
@@ -292,7 +287,7 @@ Result<std::uint64_t> verify_cosignature(std::string_view body, const NoteSignat
     return make_error(Errc::bad_signature, "cosignature line is not by " + verifier.name);
   }
   if (sig.signature.size() != 8 + 64) return make_error(Errc::malformed, "cosignature is not 8 + 64 bytes");
-  const std::uint64_t ts = be64(sig.signature);
+  const std::uint64_t ts = ByteReader<ByteOrder::big>(sig.signature).u64("timestamp");
   if (ts >= (1ull << 63)) return make_error(Errc::malformed, "cosignature timestamp is 2^63 or more");
   const auto msg = cosignature_message(body, ts);
   if (!ed25519_verify(verifier.key, as_bytes(msg), std::span(sig.signature).subspan(8))) {

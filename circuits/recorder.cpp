@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "gopa/bytes.hpp"
 #include "gopa/check.hpp"
 #include "gopa/circuits/ct.hpp"
 
@@ -57,22 +58,11 @@ LinComb combine(const LinComb& a, const LinComb& b, const Scalar& k) {
   return r;
 }
 
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
+using Writer = ByteWriter<ByteOrder::little>;
 
-void put_scalar(std::vector<std::uint8_t>& out, const Scalar& s) {
-  const Bytes32 b = s.encode();
-  out.insert(out.end(), b.begin(), b.end());
-}
-
-void put_lc(std::vector<std::uint8_t>& out, const LinComb& lc) {
-  put_scalar(out, lc.constant);
-  put_u32(out, static_cast<std::uint32_t>(lc.terms.size()));
-  for (const Term& t : lc.terms) {
-    put_u32(out, t.var);
-    put_scalar(out, t.coef);
-  }
+void put_lc(Writer& w, const LinComb& lc) {
+  w.scalar(lc.constant).u32(static_cast<std::uint32_t>(lc.terms.size()));
+  for (const Term& t : lc.terms) w.u32(t.var).scalar(t.coef);
 }
 
 }  // namespace
@@ -81,20 +71,19 @@ std::vector<std::uint8_t> Circuit::encode() const {
   static constexpr std::string_view kMagic = "gopa/circuit/v1";
   GOPA_CHECK(name.size() <= 0xFFFF, "circuit name too long");
   std::vector<std::uint8_t> out(kMagic.begin(), kMagic.end());
-  out.push_back(1);  // version
-  out.push_back(static_cast<std::uint8_t>(name.size()));
-  out.push_back(static_cast<std::uint8_t>(name.size() >> 8));
-  out.insert(out.end(), name.begin(), name.end());
-  put_u32(out, static_cast<std::uint32_t>(vars.size()));
-  for (VarKind k : vars) out.push_back(static_cast<std::uint8_t>(k));
-  put_u32(out, static_cast<std::uint32_t>(muls.size()));
+  Writer w(out);
+  w.u8(1).u16(static_cast<std::uint16_t>(name.size()));  // version, name length
+  w.bytes(std::span(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()));
+  w.u32(static_cast<std::uint32_t>(vars.size()));
+  for (VarKind k : vars) w.u8(static_cast<std::uint8_t>(k));
+  w.u32(static_cast<std::uint32_t>(muls.size()));
   for (const MulGate& g : muls) {
-    put_lc(out, g.a);
-    put_lc(out, g.b);
-    put_lc(out, g.c);
+    put_lc(w, g.a);
+    put_lc(w, g.b);
+    put_lc(w, g.c);
   }
-  put_u32(out, static_cast<std::uint32_t>(linear.size()));
-  for (const LinComb& l : linear) put_lc(out, l);
+  w.u32(static_cast<std::uint32_t>(linear.size()));
+  for (const LinComb& l : linear) put_lc(w, l);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "gopa/bytes.hpp"
 #include "gopa/check.hpp"
 #include "gopa/parallel.hpp"
 #include "gopa/pedersen.hpp"
@@ -17,6 +18,10 @@
 
 namespace gopa::circuits {
 namespace {
+
+// The proofs layer's byte order (docs/proofs.md: little-endian).
+using Writer = ByteWriter<ByteOrder::little>;
+using Reader = ByteReader<ByteOrder::little>;
 
 struct Index {
   std::vector<std::uint32_t> slot;  // var → witness or public index
@@ -93,7 +98,6 @@ namespace {
 // ------------------------------------------------------------------ blocks
 
 constexpr const char* kBlocksProtocol = "gopa/gaussian-sample-blocks v1";
-constexpr std::size_t kHeaderBytes = 1 + 4 + 4;
 
 // The partition of d samples into blocks of `block` (a multiple of samples_per_call).
 struct Blocks {
@@ -176,8 +180,7 @@ Transcript statement_transcript(const SamplerParams& p, const Blocks& b, std::sp
   t.append_u64("blocks", b.count);
   std::vector<std::uint8_t> yb;
   yb.reserve(8 * ys.size());
-  for (std::uint64_t y : ys)
-    for (int i = 0; i < 8; ++i) yb.push_back(static_cast<std::uint8_t>(y >> (8 * i)));
+  for (std::uint64_t y : ys) Writer(yb).u64(y);
   t.append_message("y", std::span<const std::uint8_t>(yb));
   t.append_points("seed-commitments", seed_commitments);
   t.append_points("sample-commitments", sample_commitments);
@@ -190,16 +193,6 @@ Transcript block_transcript(const Transcript& statement, std::size_t k, const Bl
   t.append_message("circuit-name", bc.name);
   t.append_message("circuit-id", std::span<const std::uint8_t>(bc.id));
   return t;
-}
-
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-std::uint32_t get_u32(std::span<const std::uint8_t> in) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(in[static_cast<std::size_t>(i)]) << (8 * i);
-  return v;
 }
 
 std::vector<Scalar> publics_of(std::span<const std::uint64_t> ys) {
@@ -227,9 +220,7 @@ std::unique_ptr<Recorder> record_block(const SamplerParams& p, const Blocks& b, 
 
 std::vector<std::uint8_t> GaussianBlocks::encode() const {
   std::vector<std::uint8_t> out;
-  out.push_back(kGaussianBlocksVersion);
-  put_u32(out, block);
-  put_u32(out, static_cast<std::uint32_t>(blocks.size()));
+  Writer(out).u8(kGaussianBlocksVersion).u32(block).u32(static_cast<std::uint32_t>(blocks.size()));
   for (const auto& b : blocks) b.encode_body(out);
   return out;
 }
@@ -385,10 +376,12 @@ sigma::VerifyResult prepare_claim(const SamplerParams& p, std::size_t d, const G
   for (std::uint64_t y : c.ys)
     if (p.m < 64 && (y >> p.m) != 0)
       return VerifyResult::fail(VerifyStatus::kBadStatement, "gaussian: public randomness out of range");
-  if (c.proof.size() < kHeaderBytes || c.proof[0] != kGaussianBlocksVersion)
+  Reader r(c.proof);
+  const std::uint8_t version = r.u8();
+  const std::uint32_t block = r.u32();
+  const std::uint32_t count = r.u32();
+  if (!r.ok() || version != kGaussianBlocksVersion)
     return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: proof header is malformed");
-  const std::uint32_t block = get_u32(c.proof.subspan(1, 4));
-  const std::uint32_t count = get_u32(c.proof.subspan(5, 4));
   const auto part = partition(p, d, block);
   if (!part)
     return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: block size not acceptable for the sampler");
@@ -396,16 +389,12 @@ sigma::VerifyResult prepare_claim(const SamplerParams& p, std::size_t d, const G
     return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: block count is not ceil(d / block)");
   out.b = *part;
   out.circuits = cache.get(p, out.b);
-  std::size_t at = kHeaderBytes;
   out.bodies.clear();
   for (std::size_t k = 0; k < out.b.count; ++k) {
-    const std::size_t n = out.circuits.of(out.b, k).body_size;
-    if (c.proof.size() - at < n)
-      return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: proof is truncated");
-    out.bodies.push_back(c.proof.subspan(at, n));
-    at += n;
+    out.bodies.push_back(r.bytes(out.circuits.of(out.b, k).body_size));
+    if (!r.ok()) return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: proof is truncated");
   }
-  if (at != c.proof.size())
+  if (!r.finish())
     return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: trailing bytes after the last block");
   out.statement.emplace(statement_transcript(p, out.b, c.ys, c.seed_commitments, c.sample_commitments));
   return VerifyResult::valid();

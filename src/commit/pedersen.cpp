@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "gopa/bytes.hpp"
 #include "gopa/check.hpp"
 #include "gopa/msm_ct.hpp"
 #include "gopa/parallel.hpp"
@@ -24,9 +25,7 @@ Point derive_one(std::string_view name, char tag, std::optional<std::uint64_t> i
   msg.push_back(static_cast<std::uint8_t>(name.size()));
   msg.insert(msg.end(), name.begin(), name.end());
   msg.push_back(static_cast<std::uint8_t>(tag));
-  if (index) {
-    for (std::size_t i = 0; i < 8; ++i) msg.push_back(static_cast<std::uint8_t>(*index >> (8 * i)));
-  }
+  if (index) ByteWriter<ByteOrder::little>(msg).u64(*index);
   return Point::hash_to_group(kGeneratorDomain, msg);
 }
 

@@ -10,6 +10,7 @@
 
 #include "gopa/bulletin/entry.hpp"
 #include "gopa/bulletin/note.hpp"
+#include "gopa/bytes.hpp"
 #include "gopa/protocol/messages.hpp"
 
 namespace gopa::learn {
@@ -24,39 +25,8 @@ constexpr std::string_view kRunIdDomain = "gopa/training-run/v1";
 constexpr std::string_view kModelDomain = "gopa/train/model/v1";
 constexpr std::size_t kFixedSize = 1 + 1 + 8 + 8 + 4 + 4 + 4 + 8 + 8 + 1 + 4 + 32 + 32;  // without name and ids
 
-void put_u32(Bytes& out, std::uint32_t v) {
-  for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<std::uint8_t>(v >> s));
-}
-void put_u64(Bytes& out, std::uint64_t v) {
-  for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<std::uint8_t>(v >> s));
-}
-void put_f64(Bytes& out, double v) { put_u64(out, std::bit_cast<std::uint64_t>(v)); }
-
-class Reader {
- public:
-  explicit Reader(std::span<const std::uint8_t> in) : in_(in) {}
-  [[nodiscard]] std::size_t left() const { return in_.size() - at_; }
-  std::uint8_t u8() { return in_[at_++]; }
-  std::uint32_t u32() {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v = (v << 8) | in_[at_++];
-    return v;
-  }
-  std::uint64_t u64() {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v = (v << 8) | in_[at_++];
-    return v;
-  }
-  double f64() { return std::bit_cast<double>(u64()); }
-  void bytes(std::uint8_t* out, std::size_t n) {
-    std::memcpy(out, in_.data() + at_, n);
-    at_ += n;
-  }
-
- private:
-  std::span<const std::uint8_t> in_;
-  std::size_t at_ = 0;
-};
+using Writer = ByteWriter<ByteOrder::big>;
+using Reader = ByteReader<ByteOrder::big>;
 
 bool valid_name(std::string_view s) {
   if (s.empty() || s.size() > kMaxDataName) return false;
@@ -104,21 +74,13 @@ Bytes TrainingManifest::encode() const {
   if (const std::string why = invalid_field(*this); !why.empty()) throw std::invalid_argument("training manifest: " + why);
   Bytes out;
   out.reserve(kFixedSize + data.size() + 32 * sessions.size());
-  out.push_back(kManifestVersion);
-  out.push_back(static_cast<std::uint8_t>(data.size()));
-  out.insert(out.end(), data.begin(), data.end());
-  put_f64(out, test_fraction);
-  put_u64(out, split_seed);
-  put_u32(out, parties);
-  put_u32(out, classes);
-  put_u32(out, features);
-  put_f64(out, learning_rate);
-  put_f64(out, clip);
-  out.push_back(static_cast<std::uint8_t>(noise));
-  put_u32(out, static_cast<std::uint32_t>(sessions.size()));
-  for (const Bytes32& id : sessions) out.insert(out.end(), id.begin(), id.end());
-  out.insert(out.end(), data_digest.begin(), data_digest.end());
-  out.insert(out.end(), model.begin(), model.end());
+  Writer w(out);
+  w.u8(kManifestVersion).u8(static_cast<std::uint8_t>(data.size()));
+  w.bytes(std::span(reinterpret_cast<const std::uint8_t*>(data.data()), data.size()));
+  w.f64(test_fraction).u64(split_seed).u32(parties).u32(classes).u32(features).f64(learning_rate).f64(clip);
+  w.u8(static_cast<std::uint8_t>(noise)).u32(static_cast<std::uint32_t>(sessions.size()));
+  for (const Bytes32& id : sessions) w.bytes(id);
+  w.bytes(data_digest).bytes(model);
   return out;
 }
 
@@ -129,28 +91,29 @@ std::optional<TrainingManifest> TrainingManifest::decode(std::span<const std::ui
   };
   if (in.size() < 2) return fail("shorter than its header");
   Reader h(in);
-  if (h.u8() != kManifestVersion) return fail("unknown manifest version");
-  const std::size_t name_len = h.u8();
+  if (h.u8("version") != kManifestVersion) return fail("unknown manifest version");
+  const std::size_t name_len = h.u8("data set name length");
   if (name_len == 0 || name_len > kMaxDataName) return fail("data set name: length must be 1..32");
   if (in.size() < kFixedSize + name_len) return fail("shorter than its fixed fields");
   TrainingManifest m;
-  m.data.resize(name_len);
-  h.bytes(reinterpret_cast<std::uint8_t*>(m.data.data()), name_len);
-  m.test_fraction = h.f64();
-  m.split_seed = h.u64();
-  m.parties = h.u32();
-  m.classes = h.u32();
-  m.features = h.u32();
-  m.learning_rate = h.f64();
-  m.clip = h.f64();
-  m.noise = static_cast<protocol::NoiseMode>(h.u8());
-  const std::uint32_t rounds = h.u32();
+  const auto name = h.bytes(name_len, "data set name");
+  m.data.assign(name.begin(), name.end());
+  m.test_fraction = h.f64("test fraction");
+  m.split_seed = h.u64("split seed");
+  m.parties = h.u32("parties");
+  m.classes = h.u32("classes");
+  m.features = h.u32("features");
+  m.learning_rate = h.f64("learning rate");
+  m.clip = h.f64("clip");
+  m.noise = static_cast<protocol::NoiseMode>(h.u8("noise"));
+  const std::uint32_t rounds = h.u32("rounds");
   if (rounds == 0 || rounds > kMaxManifestRounds) return fail("rounds: must be in 1..10000");
-  if (h.left() != 32 * std::size_t{rounds} + 64) return fail("length: not 32 bytes per round and the two digests");
+  if (h.remaining() != 32 * std::size_t{rounds} + 64) return fail("length: not 32 bytes per round and the two digests");
   m.sessions.resize(rounds);
-  for (Bytes32& id : m.sessions) h.bytes(id.data(), 32);
-  h.bytes(m.data_digest.data(), 32);
-  h.bytes(m.model.data(), 32);
+  for (Bytes32& id : m.sessions) id = h.array<32>("session id");
+  m.data_digest = h.array<32>("data digest");
+  m.model = h.array<32>("model digest");
+  if (!h.finish()) return fail(h.error());
   if (std::string w = invalid_field(m); !w.empty()) return fail(std::move(w));
   return m;
 }
@@ -165,21 +128,20 @@ Bytes32 TrainingManifest::run_id() const {
 Bytes32 dataset_digest(const Dataset& d) {
   constexpr std::string_view kDataDomain = "gopa/train/data/v1";
   Bytes msg(kDataDomain.begin(), kDataDomain.end());
-  put_u32(msg, d.classes);
-  put_u32(msg, static_cast<std::uint32_t>(d.rows()));
-  put_u32(msg, static_cast<std::uint32_t>(d.dim()));
+  Writer w(msg);
+  w.u32(d.classes).u32(static_cast<std::uint32_t>(d.rows())).u32(static_cast<std::uint32_t>(d.dim()));
   for (std::size_t i = 0; i < d.rows(); ++i) {
-    for (const double v : d.x[i]) put_f64(msg, v);
-    put_u32(msg, d.y[i]);
+    for (const double v : d.x[i]) w.f64(v);
+    w.u32(d.y[i]);
   }
   return bb::sha256(msg);
 }
 
 Bytes32 model_digest(const Model& m) {
   Bytes msg(kModelDomain.begin(), kModelDomain.end());
-  put_u32(msg, m.classes);
-  put_u32(msg, static_cast<std::uint32_t>(m.features));
-  for (const double w : m.w) put_f64(msg, w);
+  Writer w(msg);
+  w.u32(m.classes).u32(static_cast<std::uint32_t>(m.features));
+  for (const double x : m.w) w.f64(x);
   return bb::sha256(msg);
 }
 

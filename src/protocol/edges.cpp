@@ -8,15 +8,12 @@
 #include <cstring>
 #include <numbers>
 
+#include "gopa/bytes.hpp"
 #include "gopa/check.hpp"
 
 namespace gopa::protocol {
 
 namespace {
-
-void le32(std::uint8_t* out, std::uint32_t v) {
-  for (std::size_t i = 0; i < 4; ++i) out[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
 
 std::array<std::uint8_t, 32> sha256_parts(std::initializer_list<std::span<const std::uint8_t>> parts) {
   crypto_hash_sha256_state st;
@@ -36,8 +33,8 @@ std::array<std::uint8_t, 72> seed_plaintext(const Seed32& seed, const Bytes32& s
                                             std::uint32_t from, std::uint32_t to) {
   std::array<std::uint8_t, 72> pt{};
   std::memcpy(pt.data(), sid.data(), 32);
-  le32(pt.data() + 32, from);
-  le32(pt.data() + 36, to);
+  std::ranges::copy(le_bytes(from), pt.data() + 32);
+  std::ranges::copy(le_bytes(to), pt.data() + 36);
   std::memcpy(pt.data() + 40, seed.data(), 32);
   return pt;
 }
@@ -46,10 +43,7 @@ std::array<std::uint8_t, 72> seed_plaintext(const Seed32& seed, const Bytes32& s
 
 Graph derive_graph(std::uint32_t n, std::uint32_t k, std::span<const std::uint8_t, 32> randomness) {
   GOPA_CHECK(n >= 2 && k >= 1 && k < n, "derive_graph: need 1 ≤ k < n");
-  std::uint8_t nk[8];
-  le32(nk, n);
-  le32(nk + 4, k);
-  const auto key = sha256_parts({str("gopa/graph/v1"), randomness, nk});
+  const auto key = sha256_parts({str("gopa/graph/v1"), randomness, le_bytes(n), le_bytes(k)});
   DeterministicRng rng(key);
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   edges.reserve(static_cast<std::size_t>(n) * k);
@@ -135,10 +129,7 @@ EdgeNoise::~EdgeNoise() {
 EdgeNoise derive_edge_noise(const Seed32& seed, const Bytes32& session_id, std::uint32_t lo,
                             std::uint32_t hi, const SessionParams& params) {
   GOPA_CHECK(lo < hi, "derive_edge_noise: edges are oriented lo < hi");
-  std::uint8_t e[8];
-  le32(e, lo);
-  le32(e + 4, hi);
-  auto key = sha256_parts({str("gopa/edge-noise/v2"), seed, session_id, e});
+  auto key = sha256_parts({str("gopa/edge-noise/v2"), seed, session_id, le_bytes(lo), le_bytes(hi)});
   DeterministicRng stream(key);
   sodium_memzero(key.data(), key.size());
   EdgeNoise z;

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "gopa/bulletin/entry.hpp"
+#include "gopa/bytes.hpp"
 #include "gopa/check.hpp"
 #include "gopa/protocol/edges.hpp"
 
@@ -15,87 +16,25 @@ namespace gopa::protocol {
 
 namespace {
 
-class Writer {
- public:
-  explicit Writer(std::uint8_t version) { out_.push_back(version); }
-  void u32(std::uint32_t v) {
-    for (int i = 3; i >= 0; --i) out_.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
-  void bytes(std::span<const std::uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
-  void point(const Point& p) { bytes(p.encode()); }
-  void scalar(const Scalar& s) { bytes(s.encode()); }
-  Bytes take() { return std::move(out_); }
+using Writer = ByteWriter<ByteOrder::big>;
 
- private:
-  Bytes out_;
-};
-
-// Reads untrusted bytes; every accessor checks the remaining length first and latches failure.
-class Reader {
+// The strict reader (gopa/bytes.hpp) with the messages' version byte; the first failure goes to
+// *why when the reader goes out of scope, whichever way the decoder returns.
+class Reader : public ByteReader<ByteOrder::big> {
  public:
-  Reader(std::span<const std::uint8_t> in, std::string* why) : in_(in), why_(why) {}
-  bool fail(const std::string& m) {
-    if (ok_ && why_) *why_ = m;
-    ok_ = false;
-    return false;
-  }
-  bool ok() const { return ok_; }
-  bool need(std::size_t n, const char* what) {
-    if (!ok_) return false;
-    if (in_.size() - pos_ < n) return fail(std::string("truncated: ") + what);
-    return true;
-  }
-  std::uint8_t u8(const char* what) {
-    if (!need(1, what)) return 0;
-    return in_[pos_++];
-  }
-  std::uint32_t u32(const char* what) {
-    if (!need(4, what)) return 0;
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v = (v << 8) | in_[pos_++];
-    return v;
-  }
-  std::span<const std::uint8_t> bytes(std::size_t n, const char* what) {
-    if (!need(n, what)) return {};
-    auto s = in_.subspan(pos_, n);
-    pos_ += n;
-    return s;
-  }
-  Point point(const char* what) {
-    auto b = bytes(32, what);
-    if (!ok_) return {};
-    auto p = Point::decode(b);
-    if (!p) {
-      fail(std::string("invalid point encoding: ") + what);
-      return {};
-    }
-    return *p;
-  }
-  Scalar scalar(const char* what) {
-    auto b = bytes(32, what);
-    if (!ok_) return {};
-    auto s = Scalar::decode(b);
-    if (!s) {
-      fail(std::string("non-canonical scalar: ") + what);
-      return {};
-    }
-    return *s;
+  Reader(std::span<const std::uint8_t> in, std::string* why) : ByteReader(in), why_(why) {}
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+  ~Reader() {
+    if (!ok() && why_ != nullptr) *why_ = error();
   }
   bool version() {
-    if (u8("version") != kMessageVersion && ok_) return fail("unknown message version");
-    return ok_;
+    if (u8("version") != kMessageVersion && ok()) return fail("unknown message version");
+    return ok();
   }
-  bool finish() {
-    if (ok_ && pos_ != in_.size()) return fail("trailing bytes");
-    return ok_;
-  }
-  std::size_t remaining() const { return in_.size() - pos_; }
 
  private:
-  std::span<const std::uint8_t> in_;
-  std::size_t pos_ = 0;
   std::string* why_;
-  bool ok_ = true;
 };
 
 template <class T>
@@ -144,12 +83,10 @@ void write_keys(Writer& w, std::span<const RosterEntry> keys) {
 std::vector<RosterEntry> read_keys(Reader& r, std::uint32_t count) {
   std::vector<RosterEntry> out(count);
   for (auto& e : out) {
-    auto s = r.bytes(32, "signing key");
-    auto b = r.bytes(32, "box key");
-    if (!r.ok()) return {};
-    std::copy(s.begin(), s.end(), e.sign_key.begin());
-    std::copy(b.begin(), b.end(), e.box_key.begin());
+    e.sign_key = r.array<32>("signing key");
+    e.box_key = r.array<32>("box key");
   }
+  if (!r.ok()) return {};
   return out;
 }
 
@@ -170,9 +107,8 @@ Key32 roster_digest(std::span<const RosterEntry> roster) {
   crypto_hash_sha256_init(&st);
   crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
   const auto n = static_cast<std::uint32_t>(roster.size());
-  const std::uint8_t be[4] = {static_cast<std::uint8_t>(n >> 24), static_cast<std::uint8_t>(n >> 16),
-                              static_cast<std::uint8_t>(n >> 8), static_cast<std::uint8_t>(n)};
-  crypto_hash_sha256_update(&st, be, sizeof be);
+  const auto be = be_bytes(n);
+  crypto_hash_sha256_update(&st, be.data(), be.size());
   for (const auto& e : roster) {
     crypto_hash_sha256_update(&st, e.sign_key.data(), e.sign_key.size());
     crypto_hash_sha256_update(&st, e.box_key.data(), e.box_key.size());
@@ -183,12 +119,14 @@ Key32 roster_digest(std::span<const RosterEntry> roster) {
 }
 
 Bytes SetupHead::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   w.bytes(params.encode());
   w.bytes(digest);
   w.u32(static_cast<std::uint32_t>(first.size()));
   write_keys(w, first);
-  return w.take();
+  return out;
 }
 
 std::optional<SetupHead> SetupHead::decode(std::span<const std::uint8_t> in, std::string* why) {
@@ -217,11 +155,13 @@ std::optional<SetupHead> SetupHead::decode(std::span<const std::uint8_t> in, std
 }
 
 Bytes RosterChunk::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   w.u32(first);
   w.u32(static_cast<std::uint32_t>(keys.size()));
   write_keys(w, keys);
-  return w.take();
+  return out;
 }
 
 std::optional<RosterChunk> RosterChunk::decode(std::span<const std::uint8_t> in, std::string* why) {
@@ -284,11 +224,7 @@ Key32 randomness_commitment(const Bytes32& session_id, std::uint32_t attempt, st
   crypto_hash_sha256_init(&st);
   crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
   crypto_hash_sha256_update(&st, session_id.data(), session_id.size());
-  std::uint8_t le[4];
-  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(attempt >> (8 * i));
-  crypto_hash_sha256_update(&st, le, sizeof le);
-  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(index >> (8 * i));
-  crypto_hash_sha256_update(&st, le, sizeof le);
+  for (const auto& le : {le_bytes(attempt), le_bytes(index)}) crypto_hash_sha256_update(&st, le.data(), le.size());
   crypto_hash_sha256_update(&st, share.data(), share.size());
   Key32 h{};
   crypto_hash_sha256_final(&st, h.data());
@@ -296,10 +232,12 @@ Key32 randomness_commitment(const Bytes32& session_id, std::uint32_t attempt, st
 }
 
 Bytes SeedCommitMessage::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   w.bytes(randomness_commitment);
   for (const auto& p : seed_commitments) w.point(p);
-  return w.take();
+  return out;
 }
 
 std::optional<SeedCommitMessage> SeedCommitMessage::decode(std::span<const std::uint8_t> in,
@@ -319,9 +257,11 @@ std::optional<SeedCommitMessage> SeedCommitMessage::decode(std::span<const std::
 }
 
 Bytes SeedRevealMessage::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   w.bytes(share);
-  return w.take();
+  return out;
 }
 
 std::optional<SeedRevealMessage> SeedRevealMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
@@ -337,12 +277,14 @@ std::optional<SeedRevealMessage> SeedRevealMessage::decode(std::span<const std::
 // ---------------------------------------------------------------- edge seeds
 
 Bytes EdgeSeedMessage::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   w.u32(lo);
   w.u32(hi);
   w.bytes(seed_commitment);
   w.bytes(sealed);
-  return w.take();
+  return out;
 }
 
 std::optional<EdgeSeedMessage> EdgeSeedMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
@@ -370,12 +312,7 @@ Key32 edge_seed_commitment(const Bytes32& session_id, std::uint32_t lo, std::uin
   crypto_hash_sha256_init(&st);
   crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
   crypto_hash_sha256_update(&st, session_id.data(), session_id.size());
-  std::uint8_t le[8];
-  for (std::size_t i = 0; i < 4; ++i) {
-    le[i] = static_cast<std::uint8_t>(lo >> (8 * i));
-    le[4 + i] = static_cast<std::uint8_t>(hi >> (8 * i));
-  }
-  crypto_hash_sha256_update(&st, le, sizeof le);
+  for (const auto& le : {le_bytes(lo), le_bytes(hi)}) crypto_hash_sha256_update(&st, le.data(), le.size());
   crypto_hash_sha256_update(&st, seed.data(), seed.size());
   Key32 h{};
   crypto_hash_sha256_final(&st, h.data());
@@ -385,12 +322,14 @@ Key32 edge_seed_commitment(const Bytes32& session_id, std::uint32_t lo, std::uin
 // ---------------------------------------------------------------- complaints
 
 Bytes ComplaintMessage::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   w.bytes(std::array<std::uint8_t, 1>{static_cast<std::uint8_t>(kind)});
   w.u32(lo);
   w.u32(hi);
   w.bytes(seed);
-  return w.take();
+  return out;
 }
 
 std::optional<ComplaintMessage> ComplaintMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
@@ -422,7 +361,9 @@ std::optional<ComplaintMessage> ComplaintMessage::decode(std::span<const std::ui
 // ---------------------------------------------------------------- commitments
 
 Bytes CommitMessage::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   for (const auto& p : inputs) w.point(p);
   w.u32(static_cast<std::uint32_t>(neighbours.size()));
   for (auto v : neighbours) w.u32(v);
@@ -432,7 +373,7 @@ Bytes CommitMessage::encode() const {
   w.bytes(domain_proof);
   w.u32(static_cast<std::uint32_t>(noise_proof.size()));
   w.bytes(noise_proof);
-  return w.take();
+  return out;
 }
 
 std::optional<CommitMessage> CommitMessage::decode(std::span<const std::uint8_t> in, std::uint32_t dim,
@@ -501,14 +442,11 @@ std::vector<Bytes> chunk_payloads(Bytes message) {
   const std::uint32_t count = static_cast<std::uint32_t>((message.size() + kChunkData - 1) / kChunkData);
   const Key32 digest = chunk_digest(message);
   for (std::uint32_t i = 0; i < count; ++i) {
-    Writer w(kChunkVersion);
-    w.u32(i);
-    w.u32(count);
-    w.u32(length);
-    w.bytes(digest);
+    Bytes chunk;
     const std::size_t from = std::size_t{i} * kChunkData;
-    w.bytes(std::span<const std::uint8_t>(message).subspan(from, std::min(kChunkData, message.size() - from)));
-    out.push_back(w.take());
+    Writer(chunk).u8(kChunkVersion).u32(i).u32(count).u32(length).bytes(digest).bytes(
+        std::span<const std::uint8_t>(message).subspan(from, std::min(kChunkData, message.size() - from)));
+    out.push_back(std::move(chunk));
   }
   return out;
 }
@@ -593,9 +531,11 @@ ChunkAssembler::Status ChunkAssembler::add(std::span<const std::uint8_t> payload
 // ---------------------------------------------------------------- round markers
 
 Bytes RoundMarker::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   w.u32(round);
-  return w.take();
+  return out;
 }
 
 std::optional<RoundMarker> RoundMarker::decode(std::span<const std::uint8_t> in, std::string* why) {
@@ -610,10 +550,12 @@ std::optional<RoundMarker> RoundMarker::decode(std::span<const std::uint8_t> in,
 // ---------------------------------------------------------------- masked values
 
 Bytes MaskedMessage::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   for (const auto& s : xhat) w.scalar(s);
   w.bytes(proof.encode());
-  return w.take();
+  return out;
 }
 
 std::optional<MaskedMessage> MaskedMessage::decode(std::span<const std::uint8_t> in, std::uint32_t dim,
@@ -640,11 +582,13 @@ std::optional<MaskedMessage> MaskedMessage::decode(std::span<const std::uint8_t>
 // ---------------------------------------------------------------- result
 
 Bytes CommitteeMessage::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   w.u32(call);
   w.u32(attempt);
   w.bytes(message.encode());
-  return w.take();
+  return out;
 }
 
 std::optional<CommitteeMessage> CommitteeMessage::decode(std::span<const std::uint8_t> in, std::string* why) {
@@ -664,10 +608,12 @@ std::optional<CommitteeMessage> CommitteeMessage::decode(std::span<const std::ui
 }
 
 Bytes NoiseShareMessage::encode() const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   for (const auto& s : shares) w.scalar(s);
   for (const auto& b : blinders) w.scalar(b);
-  return w.take();
+  return out;
 }
 
 std::optional<NoiseShareMessage> NoiseShareMessage::decode(std::span<const std::uint8_t> in, std::uint32_t dim,
@@ -685,12 +631,14 @@ std::optional<NoiseShareMessage> NoiseShareMessage::decode(std::span<const std::
 }
 
 Bytes ResultMessage::encode(std::uint32_t parties) const {
-  Writer w(kMessageVersion);
+  Bytes out;
+  Writer w(out);
+  w.u8(kMessageVersion);
   Bytes bitmap((static_cast<std::size_t>(parties) + 7) / 8, 0);
   for (auto u : counted) bitmap.at(u / 8) |= static_cast<std::uint8_t>(1u << (u % 8));
   w.bytes(bitmap);
   for (const auto& s : sum) w.scalar(s);
-  return w.take();
+  return out;
 }
 
 std::optional<ResultMessage> ResultMessage::decode(std::span<const std::uint8_t> in, std::uint32_t dim,

@@ -46,12 +46,11 @@ class Party {
     crypto_generichash_state st;
     crypto_generichash_init(&st, secrets_.data(), secrets_.size(), 32);
     crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
-    std::uint8_t le[4];
-    for (std::size_t b = 0; b < 4; ++b) le[b] = static_cast<std::uint8_t>(label.size() >> (8 * b));
-    crypto_generichash_update(&st, le, sizeof le);
+    const auto len = le_bytes(static_cast<std::uint32_t>(label.size()));
+    crypto_generichash_update(&st, len.data(), len.size());
     crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
-    for (std::size_t b = 0; b < 4; ++b) le[b] = static_cast<std::uint8_t>(i >> (8 * b));
-    crypto_generichash_update(&st, le, sizeof le);
+    const auto le = le_bytes(i);
+    crypto_generichash_update(&st, le.data(), le.size());
     crypto_generichash_update(&st, context.data(), context.size());
     Key32 seed{};
     crypto_generichash_final(&st, seed.data(), seed.size());
@@ -63,13 +62,10 @@ class Party {
   void step_commitments(const Key32& y, const std::vector<std::uint32_t>& neighbours) {
     Bytes context;
     context.reserve(y.size() + 8 * input_.size() + 4 * neighbours.size());  // no reallocation: wiped once
-    context.insert(context.end(), y.begin(), y.end());
-    for (const std::uint64_t x : input_) {
-      for (std::size_t b = 0; b < 8; ++b) context.push_back(static_cast<std::uint8_t>(x >> (8 * b)));
-    }
-    for (const std::uint32_t w : neighbours) {
-      for (std::size_t b = 0; b < 4; ++b) context.push_back(static_cast<std::uint8_t>(w >> (8 * b)));
-    }
+    ByteWriter<ByteOrder::little> w(context);
+    w.bytes(y);
+    for (const std::uint64_t x : input_) w.u64(x);
+    for (const std::uint32_t v : neighbours) w.u32(v);
     step("commitments", 0, context);
     sodium_memzero(context.data(), context.size());
   }

@@ -70,11 +70,9 @@ Key32 party_secrets(const PartyKeys& keys, const Bytes32& sid, std::uint32_t ind
   sodium_memzero(key.data(), key.size());
   crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
   crypto_generichash_update(&st, sid.data(), sid.size());
-  std::uint8_t le[4];
-  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(index >> (8 * i));
-  crypto_generichash_update(&st, le, sizeof le);
-  for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(board_vkey.size() >> (8 * i));
-  crypto_generichash_update(&st, le, sizeof le);
+  for (const auto& le : {le_bytes(index), le_bytes(static_cast<std::uint32_t>(board_vkey.size()))}) {
+    crypto_generichash_update(&st, le.data(), le.size());
+  }
   crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(board_vkey.data()), board_vkey.size());
   Key32 k{};
   crypto_generichash_final(&st, k.data(), k.size());

@@ -19,6 +19,7 @@
 #include <optional>
 #include <set>
 
+#include "gopa/bytes.hpp"
 #include "gopa/parallel.hpp"
 #include "gopa/circuits/seeds.hpp"
 #include "gopa/circuits/sigma_adapter.hpp"

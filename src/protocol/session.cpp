@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "gopa/bytes.hpp"
 #include "gopa/check.hpp"
 #include "gopa/sigma/ball.hpp"
 
@@ -18,37 +19,6 @@ namespace {
 constexpr std::size_t kEncodedSize = 1 + 4 + 4 + 1 + 1 + 8 + 1 + 4 + 8 + 8 + 1 + 1 + 1 + 1 + 2 + 4 + 1 + 4 + 1 + 16;  // 72
 static_assert(kEncodedSize == SessionParams::kEncodedBytes);
 constexpr std::string_view kSessionIdDomain = "gopa/session/v1";
-
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 3; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  for (int i = 7; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-class Reader {
- public:
-  explicit Reader(std::span<const std::uint8_t> b) : b_(b) {}
-  std::uint8_t u8() { return b_[pos_++]; }
-  std::uint32_t u32() {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v = (v << 8) | b_[pos_++];
-    return v;
-  }
-  std::uint64_t u64() {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v = (v << 8) | b_[pos_++];
-    return v;
-  }
-  void bytes(std::span<std::uint8_t> out) {
-    std::memcpy(out.data(), b_.data() + pos_, out.size());
-    pos_ += out.size();
-  }
-
- private:
-  std::span<const std::uint8_t> b_;
-  std::size_t pos_ = 0;
-};
 
 // ℓ/2 ≈ 2^251.x; we compare log2 magnitudes with one bit of slack: 2^251 < ℓ/2.
 constexpr double kHalfEllLog2 = 251.0;
@@ -177,27 +147,27 @@ std::optional<std::string> SessionParams::validate() const {
 std::vector<std::uint8_t> SessionParams::encode() const {
   std::vector<std::uint8_t> out;
   out.reserve(kEncodedSize);
-  out.push_back(kVersion);
-  put_u32(out, parties);
-  put_u32(out, dim);
-  out.push_back(frac_bits);
-  out.push_back(input_bits);
-  put_u64(out, input_max);
-  out.push_back(noise_bits);
-  put_u32(out, neighbors);
-  put_u64(out, std::bit_cast<std::uint64_t>(sigma_eta));
-  put_u64(out, std::bit_cast<std::uint64_t>(sigma_delta));
-  out.push_back(static_cast<std::uint8_t>(sampler));
-  out.push_back(sampler_precision);
-  out.push_back(static_cast<std::uint8_t>(noise));
-  out.push_back(committee);
-  out.push_back(static_cast<std::uint8_t>(paillier_bits >> 8));
-  out.push_back(static_cast<std::uint8_t>(paillier_bits));
-  put_u32(out, round_timeout_ms);
-  out.push_back(static_cast<std::uint8_t>(input_domain));
-  put_u32(out, min_round_ms);
-  out.push_back(randomness_restarts);
-  out.insert(out.end(), nonce.begin(), nonce.end());
+  ByteWriter<ByteOrder::big>(out)
+      .u8(kVersion)
+      .u32(parties)
+      .u32(dim)
+      .u8(frac_bits)
+      .u8(input_bits)
+      .u64(input_max)
+      .u8(noise_bits)
+      .u32(neighbors)
+      .f64(sigma_eta)
+      .f64(sigma_delta)
+      .u8(static_cast<std::uint8_t>(sampler))
+      .u8(sampler_precision)
+      .u8(static_cast<std::uint8_t>(noise))
+      .u8(committee)
+      .u16(paillier_bits)
+      .u32(round_timeout_ms)
+      .u8(static_cast<std::uint8_t>(input_domain))
+      .u32(min_round_ms)
+      .u8(randomness_restarts)
+      .bytes(nonce);
   GOPA_CHECK(out.size() == kEncodedSize, "session encoding size");
   return out;
 }
@@ -212,35 +182,35 @@ std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t>
     return fail("session parameters: expected " + std::to_string(kEncodedSize) + " bytes, got " +
                 std::to_string(bytes.size()));
   }
-  Reader r(bytes);
-  if (r.u8() != kVersion) return fail("session parameters: unknown version");
+  ByteReader<ByteOrder::big> r(bytes);  // exactly kEncodedSize bytes: no read fails
+  if (r.u8("version") != kVersion) return fail("session parameters: unknown version");
   SessionParams p;
-  p.parties = r.u32();
-  p.dim = r.u32();
-  p.frac_bits = r.u8();
-  p.input_bits = r.u8();
-  p.input_max = r.u64();
-  p.noise_bits = r.u8();
-  p.neighbors = r.u32();
-  p.sigma_eta = std::bit_cast<double>(r.u64());
-  p.sigma_delta = std::bit_cast<double>(r.u64());
-  const std::uint8_t s = r.u8();
+  p.parties = r.u32("parties");
+  p.dim = r.u32("dim");
+  p.frac_bits = r.u8("frac_bits");
+  p.input_bits = r.u8("input_bits");
+  p.input_max = r.u64("input_max");
+  p.noise_bits = r.u8("noise_bits");
+  p.neighbors = r.u32("neighbors");
+  p.sigma_eta = r.f64("sigma_eta");
+  p.sigma_delta = r.f64("sigma_delta");
+  const std::uint8_t s = r.u8("sampler");
   if (s < 1 || s > 4) return fail("session parameters: unknown sampler " + std::to_string(s));
   p.sampler = static_cast<SamplerKind>(s);
-  p.sampler_precision = r.u8();
-  const std::uint8_t mode = r.u8();
+  p.sampler_precision = r.u8("sampler precision");
+  const std::uint8_t mode = r.u8("noise mode");
   if (mode < 1 || mode > 2) return fail("session parameters: unknown noise mode " + std::to_string(mode));
   p.noise = static_cast<NoiseMode>(mode);
-  p.committee = r.u8();
-  p.paillier_bits = static_cast<std::uint16_t>(r.u8() << 8);
-  p.paillier_bits = static_cast<std::uint16_t>(p.paillier_bits | r.u8());
-  p.round_timeout_ms = r.u32();
-  const std::uint8_t domain = r.u8();
+  p.committee = r.u8("committee");
+  p.paillier_bits = r.u16("paillier_bits");
+  p.round_timeout_ms = r.u32("round_timeout_ms");
+  const std::uint8_t domain = r.u8("input domain");
   if (domain < 1 || domain > 2) return fail("session parameters: unknown input domain " + std::to_string(domain));
   p.input_domain = static_cast<InputDomain>(domain);
-  p.min_round_ms = r.u32();
-  p.randomness_restarts = r.u8();
-  r.bytes(p.nonce);
+  p.min_round_ms = r.u32("min_round_ms");
+  p.randomness_restarts = r.u8("randomness restarts");
+  p.nonce = r.array<sizeof p.nonce>("nonce");
+  if (!r.finish()) return fail("session parameters: " + r.error());
   if (auto bad = p.validate()) return fail("session parameters: " + *bad);
   // Canonical: −0.0 and NaN payloads are excluded by validate(); re-encoding must reproduce.
   if (p.encode() != std::vector<std::uint8_t>(bytes.begin(), bytes.end())) {

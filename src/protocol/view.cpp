@@ -7,10 +7,10 @@ Key32 derive_key(std::uint64_t seed, std::string_view label, std::uint32_t index
   crypto_generichash_state st;
   crypto_generichash_init(&st, nullptr, 0, 32);
   crypto_generichash_update(&st, reinterpret_cast<const unsigned char*>(label.data()), label.size());
-  std::uint8_t b[12];
-  for (std::size_t i = 0; i < 8; ++i) b[i] = static_cast<std::uint8_t>(seed >> (8 * i));
-  for (std::size_t i = 0; i < 4; ++i) b[8 + i] = static_cast<std::uint8_t>(index >> (8 * i));
-  crypto_generichash_update(&st, b, sizeof b);
+  const auto s = le_bytes(seed);
+  const auto i = le_bytes(index);
+  crypto_generichash_update(&st, s.data(), s.size());
+  crypto_generichash_update(&st, i.data(), i.size());
   Key32 k{};
   crypto_generichash_final(&st, k.data(), k.size());
   return k;
@@ -90,15 +90,11 @@ Key32 joint_randomness(const Bytes32& sid, std::uint32_t attempt, const std::map
   crypto_hash_sha256_init(&st);
   crypto_hash_sha256_update(&st, reinterpret_cast<const unsigned char*>(kDomain.data()), kDomain.size());
   crypto_hash_sha256_update(&st, sid.data(), sid.size());
-  {
-    std::uint8_t le[4];
-    for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(attempt >> (8 * i));
-    crypto_hash_sha256_update(&st, le, sizeof le);
-  }
+  const auto a = le_bytes(attempt);
+  crypto_hash_sha256_update(&st, a.data(), a.size());
   for (const auto& [u, s] : shares) {
-    std::uint8_t le[4];
-    for (std::size_t i = 0; i < 4; ++i) le[i] = static_cast<std::uint8_t>(u >> (8 * i));
-    crypto_hash_sha256_update(&st, le, sizeof le);
+    const auto le = le_bytes(u);
+    crypto_hash_sha256_update(&st, le.data(), le.size());
     crypto_hash_sha256_update(&st, s.data(), s.size());
   }
   Key32 y{};

@@ -227,12 +227,12 @@ std::vector<std::uint8_t> RpEncProof::encode(std::size_t n_bits, std::size_t nha
   std::vector<std::uint8_t> out;
   out.reserve(encoded_bytes(n_bits, nhat_bits));
   wire::put_big(out, tc, sz.ct);
-  wire::put_point(out, ta);
+  wire::Writer(out).point(ta);
   wire::put_big(out, s, sz.nb);
   wire::put_big(out, d, sz.nb);
   wire::put_big(out, z, kZBytes);
   wire::put_big(out, nu, kNuBytes);
-  wire::put_scalar(out, zr);
+  wire::Writer(out).scalar(zr);
   wire::put_big(out, w, sz.wb);
   return out;
 }
@@ -247,20 +247,18 @@ RpEncDecoded RpEncProof::decode(std::span<const std::uint8_t> in, std::size_t n_
   const Sizes s = sizes(n_bits, nhat_bits);
   wire::Reader r(in);
   RpEncProof pr;
-  pr.tc = *r.big(s.ct);
-  const auto ta = r.point();
-  pr.s = *r.big(s.nb);
-  pr.d = *r.big(s.nb);
-  pr.z = *r.big(kZBytes);
-  pr.nu = *r.big(kNuBytes);
-  const auto zr = r.scalar();
-  pr.w = *r.big(s.wb);
-  if (!ta || !zr) {
+  pr.tc = wire::read_big(r, s.ct);
+  pr.ta = r.point();
+  pr.s = wire::read_big(r, s.nb);
+  pr.d = wire::read_big(r, s.nb);
+  pr.z = wire::read_big(r, kZBytes);
+  pr.nu = wire::read_big(r, kNuBytes);
+  pr.zr = r.scalar();
+  pr.w = wire::read_big(r, s.wb);
+  if (!r.finish()) {
     d.error = RpEncCheck::kMalformed;
     return d;
   }
-  pr.ta = *ta;
-  pr.zr = *zr;
   d.value = std::move(pr);
   return d;
 }

@@ -591,11 +591,8 @@ class Committee {
     const auto bytes = board_.take_list(k, kind, step, n, Point::kBytes);
     wire::Reader r(bytes);
     std::vector<Point> out(n);
-    for (auto& P : out) {
-      auto q = r.point();
-      if (!q) malformed(k, step, kind, "not a canonical point");
-      P = *q;
-    }
+    for (auto& P : out) P = r.point();
+    if (!r.ok()) malformed(k, step, kind, "not a canonical point");
     return out;
   }
 
@@ -612,8 +609,8 @@ class Committee {
         for (std::size_t i = 0; i < n; ++i) {
           Scalar s = sh_[k][vals[i]].declassify();
           if (cheat && i == 0) s += Scalar::one();
-          wire::put_scalar(items, s);
-          wire::put_scalar(items, bl_[k][vals[i]].declassify());
+          wire::Writer(items).scalar(s);
+          wire::Writer(items).scalar(bl_[k][vals[i]].declassify());
         }
         board_.post_list(k, kind, items, kOpeningBytes);
       }
@@ -624,12 +621,10 @@ class Committee {
       const auto bytes = board_.take_list(k, kind, step, n, kOpeningBytes);
       wire::Reader rd(bytes);
       for (std::size_t i = 0; i < n; ++i) {
-        auto si = rd.scalar();
-        auto ri = rd.scalar();
-        if (!si || !ri) malformed(k, step, kind, "not a canonical scalar");
-        s[k * n + i] = *si;
-        r[k * n + i] = *ri;
+        s[k * n + i] = rd.scalar();
+        r[k * n + i] = rd.scalar();
       }
+      if (!rd.ok()) malformed(k, step, kind, "not a canonical scalar");
     }
     std::vector<Scalar> w(n * c_ + 2);
     std::vector<Point> pts(n * c_ + 2);
@@ -843,30 +838,30 @@ class Committee {
         const auto pl = board_.take_list(k, HiddenKind::kPaillierKey, Step::kPaillierKey,
                                          key_record_bytes(), 1);
         wire::Reader r(pl);
-        auto n = r.big(nb);
-        auto h = r.big(nb);
-        auto s = r.big(nb);
-        auto t = r.big(nb);
-        if (!n || !h || !s || !t) malformed(k, Step::kPaillierKey, HiddenKind::kPaillierKey, "length");
+        BigInt n = wire::read_big(r, nb);
+        BigInt h = wire::read_big(r, nb);
+        BigInt s = wire::read_big(r, nb);
+        BigInt t = wire::read_big(r, nb);
+        if (!r.ok()) malformed(k, Step::kPaillierKey, HiddenKind::kPaillierKey, "length");
         BigInt g;
-        mpz_gcd(g.get(), h->get(), n->get());
-        if (n->bits() != bits || mpz_even_p(n->get()) || mpz_cmp_ui(h->get(), 2) < 0 ||
-            mpz_cmp(h->get(), n->get()) >= 0 || mpz_cmp_ui(g.get(), 1) != 0)
+        mpz_gcd(g.get(), h.get(), n.get());
+        if (n.bits() != bits || mpz_even_p(n.get()) || mpz_cmp_ui(h.get(), 2) < 0 ||
+            mpz_cmp(h.get(), n.get()) >= 0 || mpz_cmp_ui(g.get(), 1) != 0)
           fault(ids_[k], Step::kPaillierKey,
-                who(ids_[k]) + ": malformed Paillier public key (N of " + std::to_string(n->bits()) +
+                who(ids_[k]) + ": malformed Paillier public key (N of " + std::to_string(n.bits()) +
                     " bits, must be odd with exactly " + std::to_string(bits) +
                     " bits; 2 ≤ h < N prime to N)");
         const auto pm = ModProof::decode(r.bytes(ModProof::encoded_bytes(nb)), nb);
         const auto pp = PrmProof::decode(r.bytes(PrmProof::encoded_bytes(nb)), nb);
-        if (!pm.value || !pp.value || !r.done())
+        if (!pm.value || !pp.value || !r.finish())
           malformed(k, Step::kPaillierKey, HiddenKind::kPaillierKey,
                     !pm.value ? key_check_name(pm.error) : key_check_name(pp.error));
         Transcript tm = key_transcript(k, "mod");
-        if (const KeyCheck c = verify_mod(tm, *n, *h, *pm.value); c != KeyCheck::kOk)
+        if (const KeyCheck c = verify_mod(tm, n, h, *pm.value); c != KeyCheck::kOk)
           fault(ids_[k], Step::kPaillierKey,
                 who(ids_[k]) + ": Paillier modulus not proven Paillier–Blum (Π_mod: " +
                     key_check_name(c) + ")");
-        RingPedersen rp{*n, std::move(*s), std::move(*t)};
+        RingPedersen rp{n, std::move(s), std::move(t)};
         Transcript tp = key_transcript(k, "prm");
         if (const KeyCheck c = verify_prm(tp, rp, *pp.value); c != KeyCheck::kOk)
           fault(ids_[k], Step::kPaillierKey,
@@ -874,10 +869,10 @@ class Committee {
                     key_check_name(c) + ")");
         rp_[k] = std::move(rp);
         if (owns(k)) {
-          GOPA_CHECK(*n == keys_[k]->pub().n() && *h == keys_[k]->pub().h(), "the member's own key");
+          GOPA_CHECK(n == keys_[k]->pub().n() && h == keys_[k]->pub().h(), "the member's own key");
           pk_[k] = &keys_[k]->pub();
         } else {
-          own_pk_[k] = std::make_unique<PaillierPublic>(std::move(*n), std::move(*h));
+          own_pk_[k] = std::make_unique<PaillierPublic>(std::move(n), std::move(h));
           pk_[k] = own_pk_[k].get();
         }
       }
@@ -1248,7 +1243,7 @@ class Committee {
         sh_[i][ids[j]] = SecretScalar::random(rng_);
         bl_[i][ids[j]] = SecretScalar::random(rng_);
         com[j] = commit(sh_[i][ids[j]], bl_[i][ids[j]], *gens_);
-        wire::put_point(pl, com[j]);
+        wire::Writer(pl).point(com[j]);
       }
       if (!encrypts(square, i)) continue;
       sec.alpha[k][i] = BigInt::random_bits(PaillierKey::kAlphaBits, rng_);
@@ -1317,10 +1312,10 @@ class Committee {
       }
       wire::put_big(pl, st.c, ct_bytes());
       wire::put_big(pl, pr.tc, ct_bytes());
-      wire::put_point(pl, pr.ta);
+      wire::Writer(pl).point(pr.ta);
       wire::put_big(pl, pr.z, RpEncProof::kZBytes);
       wire::put_big(pl, pr.nu, RpEncProof::kNuBytes);
-      wire::put_scalar(pl, pr.zr);
+      wire::Writer(pl).scalar(pr.zr);
       const auto vs = verifiers_of(square, i);
       for (std::size_t x = 0; x < vs.size(); ++x) {
         const auto sz = RpEncProof::sizes(p_.paillier_bits, rp_[vs[x]].n.bits());
@@ -1343,37 +1338,29 @@ class Committee {
     for (std::size_t k = 0; k < g.count; ++k) {
       const auto& ids = tri[g.first + k];
       for (std::size_t j = 0; j < (square ? 1U : 2U); ++j) {
-        auto P = r.point();
-        if (!P) malformed(i, Step::kTripleCiphertext, kind, "commitment");
-        C_[ids[j]][i] = *P;
+        C_[ids[j]][i] = r.point();
+        if (!r.ok()) malformed(i, Step::kTripleCiphertext, kind, "commitment");
       }
       if (!encrypts(square, i)) continue;
-      auto ct = r.big(ct_bytes());
-      auto tc = r.big(ct_bytes());
-      auto ta = r.point();
-      auto z = r.big(RpEncProof::kZBytes);
-      auto nu = r.big(RpEncProof::kNuBytes);
-      auto zr = r.scalar();
-      if (!ct || !tc || !ta || !z || !nu || !zr)
-        malformed(i, Step::kTripleCiphertext, kind, "ciphertext or proof");
-      g.ct[k][i] = std::move(*ct);
+      g.ct[k][i] = wire::read_big(r, ct_bytes());
       RpMultiProof& pr = g.proof[k][i];
-      pr.tc = std::move(*tc);
-      pr.ta = *ta;
-      pr.z = std::move(*z);
-      pr.nu = std::move(*nu);
-      pr.zr = *zr;
+      pr.tc = wire::read_big(r, ct_bytes());
+      pr.ta = r.point();
+      pr.z = wire::read_big(r, RpEncProof::kZBytes);
+      pr.nu = wire::read_big(r, RpEncProof::kNuBytes);
+      pr.zr = r.scalar();
+      if (!r.ok()) malformed(i, Step::kTripleCiphertext, kind, "ciphertext or proof");
       pr.parts.resize(vs.size());
       for (std::size_t x = 0; x < vs.size(); ++x) {
         const auto sz = RpEncProof::sizes(p_.paillier_bits, rp_[vs[x]].n.bits());
-        auto S = r.big(sz.nb);
-        auto D = r.big(sz.nb);
-        auto w = r.big(sz.wb);
-        if (!S || !D || !w) malformed(i, Step::kTripleCiphertext, kind, "ring-Pedersen part");
-        pr.parts[x] = RpPart{std::move(*S), std::move(*D), std::move(*w)};
+        BigInt S = wire::read_big(r, sz.nb);
+        BigInt D = wire::read_big(r, sz.nb);
+        BigInt w = wire::read_big(r, sz.wb);
+        if (!r.ok()) malformed(i, Step::kTripleCiphertext, kind, "ring-Pedersen part");
+        pr.parts[x] = RpPart{std::move(S), std::move(D), std::move(w)};
       }
     }
-    if (!r.done()) malformed(i, Step::kTripleCiphertext, kind, "trailing bytes");
+    if (!r.finish()) malformed(i, Step::kTripleCiphertext, kind, "trailing bytes");
   }
 
   // Every member checks the shared part of every other member's ciphertext proofs (the
@@ -1465,30 +1452,28 @@ class Committee {
     const auto& pl = board_.take(j, kind, Step::kTripleReply);
     wire::Reader r(pl);
     const auto n = r.u8();
-    if (!n) malformed(j, Step::kTripleReply, kind, "complaint count");
-    if (*n > 0) {
+    if (!r.ok()) malformed(j, Step::kTripleReply, kind, "complaint count");
+    if (n > 0) {
       // Complaints, in increasing (member, slot) order, each about a proof j is to answer.
       std::size_t last = 0;
-      for (std::size_t x = 0; x < *n; ++x) {
+      for (std::size_t x = 0; x < n; ++x) {
         const auto i = r.u8();
         const auto k = r.u8();
-        if (!i || !k || *i >= c_ || !needs_pair(square, *i, j) || *k >= g.count ||
-            (x > 0 && *i * 256U + *k <= last))
+        if (!r.ok() || i >= c_ || !needs_pair(square, i, j) || k >= g.count || (x > 0 && i * 256U + k <= last))
           malformed(j, Step::kTripleReply, kind, "complaint");
-        last = *i * 256U + *k;
-        complaints.push_back(Complaint{j, gi, *i, *k});
+        last = i * 256U + k;
+        complaints.push_back(Complaint{j, gi, i, k});
       }
-      if (!r.done()) malformed(j, Step::kTripleReply, kind, "trailing bytes after complaints");
+      if (!r.finish()) malformed(j, Step::kTripleReply, kind, "trailing bytes after complaints");
       return;
     }
     for (std::size_t i = 0; i < c_; ++i) {
       if (!needs_pair(square, i, j)) continue;
-      auto ct = r.big(ct_bytes());
-      if (!ct || !pk_[i]->valid(*ct))
-        malformed(j, Step::kTripleReply, kind, "reply not in (0, N²)");
-      g.reply[i][j] = std::move(*ct);
+      BigInt ct = wire::read_big(r, ct_bytes());
+      if (!r.ok() || !pk_[i]->valid(ct)) malformed(j, Step::kTripleReply, kind, "reply not in (0, N²)");
+      g.reply[i][j] = std::move(ct);
     }
-    if (!r.done()) malformed(j, Step::kTripleReply, kind, "trailing bytes");
+    if (!r.finish()) malformed(j, Step::kTripleReply, kind, "trailing bytes");
   }
 
   // Every reader checks each complained-about part itself (public data): a part that fails
@@ -1538,7 +1523,7 @@ class Committee {
         if (cheat_now(i, Step::kTripleCommit)) ci = ci + Scalar::one();
         sh_[i][ids[2]] = std::move(ci);
         bl_[i][ids[2]] = SecretScalar::random(rng_);
-        wire::put_point(items, commit(sh_[i][ids[2]], bl_[i][ids[2]], *gens_));
+        wire::Writer(items).point(commit(sh_[i][ids[2]], bl_[i][ids[2]], *gens_));
       }
     }
     board_.post_list(i, HiddenKind::kTripleProducts, items, Point::kBytes);
@@ -1554,8 +1539,8 @@ class Committee {
       const auto& ids = tri[g.first + k];
       for (std::size_t x = 0; x < 3; ++x) {
         if (square && x == 1) continue;
-        wire::put_scalar(pl, sh_[i][ids[x]].declassify());
-        wire::put_scalar(pl, bl_[i][ids[x]].declassify());
+        wire::Writer(pl).scalar(sh_[i][ids[x]].declassify());
+        wire::Writer(pl).scalar(bl_[i][ids[x]].declassify());
       }
     }
     if (encrypts(square, i))
@@ -1580,14 +1565,14 @@ class Committee {
     const auto& pl = board_.take(i, kind, Step::kTripleCommit);
     wire::Reader r(pl);
     auto scalar = [&]() {
-      auto s = r.scalar();
-      if (!s) malformed(i, Step::kTripleCommit, kind, "share or blinder");
-      return *s;
+      Scalar v = r.scalar();
+      if (!r.ok()) malformed(i, Step::kTripleCommit, kind, "share or blinder");
+      return v;
     };
     auto big = [&](std::size_t len) {
-      auto v = r.big(len);
-      if (!v) malformed(i, Step::kTripleCommit, kind, "randomness");
-      return std::move(*v);
+      BigInt v = wire::read_big(r, len);
+      if (!r.ok()) malformed(i, Step::kTripleCommit, kind, "randomness");
+      return v;
     };
     for (std::size_t k = 0; k < g.count; ++k) {
       rv.a[k][i] = scalar();
@@ -1609,7 +1594,7 @@ class Committee {
       rv.beta[j][i] = big(kAlphaBytes);
       for (std::size_t k = 0; k < g.count; ++k) rv.r[k][j][i] = big(kMaskBytes);
     }
-    if (!r.done()) malformed(i, Step::kTripleCommit, kind, "trailing bytes");
+    if (!r.finish()) malformed(i, Step::kTripleCommit, kind, "trailing bytes");
   }
 
   // Recomputes every member's messages of one revealed group and names the first member whose
@@ -1697,7 +1682,7 @@ class Committee {
           auto add_value = [&](std::uint64_t v, bool twin, std::uint64_t published_v) {
             SecretScalar r = SecretScalar::random(rng_);
             const Point C = commit(SecretScalar::from_u64(published_v), r, *gens_);
-            wire::put_point(pl, C);
+            wire::Writer(pl).point(C);
             values.push_back(SecretScalar::from_u64(v));
             blinders.push_back(r.clone());
             coms.push_back(C);
@@ -1760,17 +1745,17 @@ class Committee {
         // The next commitment of member k's message as a new value (with the member's share
         // and blinder in the simulation); `twin` adds the shifted commitment R' + 2^32 − 2^s.
         auto value = [&](Val& slot, std::optional<unsigned> twin) {
-          auto P = r.point();
-          if (!P) malformed(k, Step::kMaskRange, kind, "commitment");
+          const Point P = r.point();
+          if (!r.ok()) malformed(k, Step::kMaskRange, kind, "commitment");
           slot = new_value();
-          C_[slot][k] = *P;
+          C_[slot][k] = P;
           if (owns(k)) {
             sh_[k][slot] = std::move(vals[k][idx]);
             bl_[k][slot] = std::move(blinds[k][idx]);
           }
           ++idx;
-          coms.push_back(*P);
-          if (twin) coms.push_back(*P + Point::base_mul(scalar_of(p2(32) - p2(*twin))));
+          coms.push_back(P);
+          if (twin) coms.push_back(P + Point::base_mul(scalar_of(p2(32) - p2(*twin))));
         };
         for (std::size_t t = 0; t < truncs.size(); ++t) {
           if (!truncs[t].first) value(low[t][k], truncs[t].second);
@@ -1781,7 +1766,7 @@ class Committee {
           const std::size_t d = chunks[x];
           const auto bytes = r.bytes(sigma::RangeProof::encoded_size(32, d));
           auto proof = sigma::RangeProof::decode(bytes);
-          if (bytes.empty() || !proof || proof->bits != 32 || proof->d != d)
+          if (!r.ok() || !proof || proof->bits != 32 || proof->d != d)
             malformed(k, Step::kMaskRange, kind, "range proof");
           statements.push_back(sigma::RangeStatement{
               32, std::vector<Point>(coms.begin() + static_cast<std::ptrdiff_t>(first),
@@ -1789,7 +1774,7 @@ class Committee {
           proofs.push_back(std::move(*proof));
           owner.push_back(k);
         }
-        if (!r.done()) malformed(k, Step::kMaskRange, kind, "trailing bytes");
+        if (!r.finish()) malformed(k, Step::kMaskRange, kind, "trailing bytes");
       }
       // One batched verification of every member's proofs; proof by proof only on failure.
       auto transcript = [&](std::size_t i) { return mask_transcript(owner[i], i % chunks.size()); };
@@ -1840,7 +1825,7 @@ class Committee {
         for (std::size_t i = 0; i < n; ++i) {
           sh_[k][u[i]] = SecretScalar::random(rng_);
           bl_[k][u[i]] = SecretScalar::random(rng_);
-          wire::put_point(items, commit(sh_[k][u[i]], bl_[k][u[i]], *gens_));
+          wire::Writer(items).point(commit(sh_[k][u[i]], bl_[k][u[i]], *gens_));
         }
         board_.post_list(k, HiddenKind::kBitShares, items, Point::kBytes);
       }

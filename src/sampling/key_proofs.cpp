@@ -407,11 +407,11 @@ Decoded<ModProof> ModProof::decode(std::span<const std::uint8_t> in, std::size_t
   }
   wire::Reader r(in);
   ModProof pr;
-  pr.w = *r.big(nb);
+  pr.w = wire::read_big(r, nb);
   for (unsigned i = 0; i < KP::kModRounds; ++i) {
-    pr.x.push_back(*r.big(nb));
-    pr.z.push_back(*r.big(nb));
-    const std::uint8_t f = r.u8().value_or(0xFF);
+    pr.x.push_back(wire::read_big(r, nb));
+    pr.z.push_back(wire::read_big(r, nb));
+    const std::uint8_t f = r.u8();
     if (f > 3) {
       d.error = KeyCheck::kMalformed;
       return d;
@@ -507,8 +507,8 @@ Decoded<PrmProof> PrmProof::decode(std::span<const std::uint8_t> in, std::size_t
   wire::Reader r(in);
   PrmProof pr;
   for (unsigned i = 0; i < KP::kPrmRounds; ++i) {
-    pr.a.push_back(*r.big(nb));
-    pr.z.push_back(*r.big(nb));
+    pr.a.push_back(wire::read_big(r, nb));
+    pr.z.push_back(wire::read_big(r, nb));
   }
   d.value = std::move(pr);
   return d;
@@ -607,12 +607,12 @@ Decoded<FacProof> FacProof::decode(std::span<const std::uint8_t> in, std::size_t
   const Sizes s = sizes(n0_bits, nhat_bits);
   wire::Reader r(in);
   FacProof pr;
-  for (BigInt* v : {&pr.P, &pr.Q, &pr.A, &pr.B, &pr.T}) *v = *r.big(s.nb);
-  pr.z1 = *r.big(s.zb);
-  pr.z2 = *r.big(s.zb);
-  pr.w1 = *r.big(s.wb);
-  pr.w2 = *r.big(s.wb);
-  pr.v = *r.big(s.vb);
+  for (BigInt* v : {&pr.P, &pr.Q, &pr.A, &pr.B, &pr.T}) *v = wire::read_big(r, s.nb);
+  pr.z1 = wire::read_big(r, s.zb);
+  pr.z2 = wire::read_big(r, s.zb);
+  pr.w1 = wire::read_big(r, s.wb);
+  pr.w2 = wire::read_big(r, s.wb);
+  pr.v = wire::read_big(r, s.vb);
   d.value = std::move(pr);
   return d;
 }

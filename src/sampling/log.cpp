@@ -27,11 +27,8 @@ const char* hidden_kind_name(HiddenKind k) noexcept {
 std::vector<std::uint8_t> HiddenMessage::encode() const {
   std::vector<std::uint8_t> out;
   out.reserve(encoded_size());
-  wire::put_u8(out, kHiddenLogVersion);
-  wire::put_u32(out, member);
-  wire::put_u8(out, static_cast<std::uint8_t>(kind));
-  wire::put_u32(out, seq);
-  wire::put_u32(out, static_cast<std::uint32_t>(payload.size()));
+  wire::Writer(out).u8(kHiddenLogVersion).u32(member).u8(static_cast<std::uint8_t>(kind)).u32(seq)
+      .u32(static_cast<std::uint32_t>(payload.size()));
   out.insert(out.end(), payload.begin(), payload.end());
   return out;
 }
@@ -46,17 +43,16 @@ std::optional<HiddenMessage> decode_one(std::span<const std::uint8_t> in, std::s
   const auto kind = r.u8();
   const auto seq = r.u32();
   const auto len = r.u32();
-  if (!version || !member || !kind || !seq || !len) return std::nullopt;
-  if (*version != kHiddenLogVersion || *kind == 0 || *kind > kHiddenKindMax ||
-      *len > kMaxHiddenPayload || r.remaining() < *len)
+  if (!r.ok() || version != kHiddenLogVersion || kind == 0 || kind > kHiddenKindMax || len > kMaxHiddenPayload ||
+      r.remaining() < len)
     return std::nullopt;
   HiddenMessage m;
-  m.member = *member;
-  m.kind = static_cast<HiddenKind>(*kind);
-  m.seq = *seq;
-  const auto body = r.bytes(*len);
+  m.member = member;
+  m.kind = static_cast<HiddenKind>(kind);
+  m.seq = seq;
+  const auto body = r.bytes(len);
   m.payload.assign(body.begin(), body.end());
-  used = kHiddenHeaderBytes + *len;
+  used = kHiddenHeaderBytes + len;
   return m;
 }
 

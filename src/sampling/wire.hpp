@@ -1,46 +1,35 @@
-// Strict byte writers and readers for the hidden-sample committee's public log
-// (docs/sampling.md, "Public log"). Internal header of src/sampling.
-// Readers never abort: every read checks the remaining length first and returns nullopt.
+// The byte order of the hidden-sample committee's public log (docs/sampling.md, "Public log"):
+// the proofs layer's little-endian integers, points and scalars (gopa/bytes.hpp), plus
+// fixed-length big-endian big integers. Internal header of src/sampling.
 #pragma once
 
 #include <gmp.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
-#include <span>
 #include <vector>
 
-#include "gopa/group.hpp"
+#include "gopa/bytes.hpp"
 #include "gopa/sampling/paillier.hpp"
 #include "../sigma/wire.hpp"
 
 namespace gopa::sampling::wire {
 
-// The little-endian integers, points and scalars of the proofs layer (src/sigma/wire.hpp).
-using sigma::wire::put_point;
-using sigma::wire::put_scalar;
-using sigma::wire::put_u32;
-using sigma::wire::put_u8;
+using sigma::wire::Reader;
+using sigma::wire::Writer;
 
 // A non-negative integer as exactly `len` big-endian bytes (the value must fit).
 inline void put_big(std::vector<std::uint8_t>& out, const BigInt& v, std::size_t len) {
-  const auto b = v.to_bytes(len);
-  out.insert(out.end(), b.begin(), b.end());
+  Writer(out).bytes(v.to_bytes(len));
 }
 
-// sigma's strict reader, plus fixed-length big integers.
-class Reader : public sigma::wire::Reader {
- public:
-  using sigma::wire::Reader::Reader;
-  // Exactly `len` big-endian bytes; every value in [0, 256^len) has one encoding.
-  [[nodiscard]] std::optional<BigInt> big(std::size_t len) {
-    if (remaining() < len) return std::nullopt;
-    const auto b = bytes(len);
-    BigInt v;
-    if (len > 0) mpz_import(v.get(), len, 1, 1, 0, 0, b.data());
-    return v;
-  }
-};
+// Exactly `len` big-endian bytes; every value in [0, 256^len) has one encoding. Zero after a
+// failure (which r latches).
+inline BigInt read_big(Reader& r, std::size_t len, const char* what = nullptr) {
+  const auto b = r.bytes(len, what);
+  BigInt v;
+  if (len > 0 && b.size() == len) mpz_import(v.get(), len, 1, 1, 0, 0, b.data());
+  return v;
+}
 
 }  // namespace gopa::sampling::wire

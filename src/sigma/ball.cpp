@@ -287,11 +287,11 @@ std::size_t BlockedBallProof::encoded_size(unsigned bits, std::size_t d) {
 std::vector<std::uint8_t> BlockedBallProof::encode() const {
   std::vector<std::uint8_t> out;
   out.reserve(encoded_size(bits, d));
-  wire::put_u8(out, kProofVersion);
-  wire::put_u8(out, kBlockedBallKind);
-  wire::put_u8(out, static_cast<std::uint8_t>(bits));
-  wire::put_u32(out, static_cast<std::uint32_t>(d));
-  for (const Point& s : partial) wire::put_point(out, s);
+  wire::Writer(out).u8(kProofVersion);
+  wire::Writer(out).u8(kBlockedBallKind);
+  wire::Writer(out).u8(static_cast<std::uint8_t>(bits));
+  wire::Writer(out).u32(static_cast<std::uint32_t>(d));
+  for (const Point& s : partial) wire::Writer(out).point(s);
   for (const CircuitProof& b : blocks) b.encode_body(out);
   slack.encode_body(out);
   return out;
@@ -303,19 +303,16 @@ std::optional<BlockedBallProof> BlockedBallProof::decode(std::span<const std::ui
   const auto kind = r.u8();
   const auto bits = r.u8();
   const auto d = r.u32();
-  if (!ver || !kind || !bits || !d || *ver != kProofVersion || *kind != kBlockedBallKind) return std::nullopt;
-  if (!bits_supported(*bits) || *d == 0 || *d > kMaxBlockedBallDim) return std::nullopt;
-  if (in.size() != encoded_size(*bits, *d)) return std::nullopt;  // before building any circuit
+  if (!r.ok() || ver != kProofVersion || kind != kBlockedBallKind) return std::nullopt;
+  if (!bits_supported(bits) || d == 0 || d > kMaxBlockedBallDim) return std::nullopt;
+  if (in.size() != encoded_size(bits, d)) return std::nullopt;  // before building any circuit
   BlockedBallProof p;
-  p.bits = *bits;
-  p.d = *d;
+  p.bits = bits;
+  p.d = d;
   const std::size_t k = ball_block_count(p.d);
   p.partial.reserve(k);
-  for (std::size_t i = 0; i < k; ++i) {
-    auto s = r.point();
-    if (!s) return std::nullopt;
-    p.partial.push_back(*s);
-  }
+  for (std::size_t i = 0; i < k; ++i) p.partial.push_back(r.point());
+  if (!r.ok()) return std::nullopt;
   p.blocks.reserve(k);
   std::size_t pos = 7U + 32U * k;
   std::shared_ptr<const Circuit> circuit;

@@ -68,17 +68,17 @@ LinComb operator-(LinComb a, const Scalar& k) {
 
 namespace {
 void put_lincomb(std::vector<std::uint8_t>& out, const LinComb& e) {
-  wire::put_u32(out, static_cast<std::uint32_t>(e.terms.size()));
+  wire::Writer(out).u32(static_cast<std::uint32_t>(e.terms.size()));
   for (const Term& t : e.terms) {
-    wire::put_u32(out, t.index);
-    wire::put_scalar(out, t.coeff);
+    wire::Writer(out).u32(t.index);
+    wire::Writer(out).scalar(t.coeff);
   }
-  wire::put_u32(out, static_cast<std::uint32_t>(e.public_terms.size()));
+  wire::Writer(out).u32(static_cast<std::uint32_t>(e.public_terms.size()));
   for (const Term& t : e.public_terms) {
-    wire::put_u32(out, t.index);
-    wire::put_scalar(out, t.coeff);
+    wire::Writer(out).u32(t.index);
+    wire::Writer(out).scalar(t.coeff);
   }
-  wire::put_scalar(out, e.constant);
+  wire::Writer(out).scalar(e.constant);
 }
 
 bool lincomb_ok(const LinComb& e, std::uint32_t nw, std::uint32_t np) {
@@ -111,11 +111,11 @@ SecretScalar eval_secret(const LinComb& e, std::span<const SecretScalar> w,
 
 std::vector<std::uint8_t> Circuit::encode() const {
   std::vector<std::uint8_t> out;
-  wire::put_u32(out, num_witness);
-  wire::put_u32(out, num_public);
-  wire::put_u32(out, static_cast<std::uint32_t>(gates.size()));
-  wire::put_u32(out, static_cast<std::uint32_t>(zero.size()));
-  wire::put_u32(out, static_cast<std::uint32_t>(bindings.size()));
+  wire::Writer(out).u32(num_witness);
+  wire::Writer(out).u32(num_public);
+  wire::Writer(out).u32(static_cast<std::uint32_t>(gates.size()));
+  wire::Writer(out).u32(static_cast<std::uint32_t>(zero.size()));
+  wire::Writer(out).u32(static_cast<std::uint32_t>(bindings.size()));
   for (const MulGate& g : gates) {
     put_lincomb(out, g.a);
     put_lincomb(out, g.b);
@@ -245,16 +245,16 @@ std::size_t CircuitProof::body_size(const Circuit& c) {
 }
 
 void CircuitProof::encode_body(std::vector<std::uint8_t>& out) const {
-  wire::put_point(out, p);
-  wire::put_scalar(out, fa);
-  wire::put_scalar(out, gb);
+  wire::Writer(out).point(p);
+  wire::Writer(out).scalar(fa);
+  wire::Writer(out).scalar(gb);
   inner.encode_to(out);
 }
 
 std::vector<std::uint8_t> CircuitProof::encode() const {
   std::vector<std::uint8_t> out;
-  wire::put_u8(out, kProofVersion);
-  wire::put_u8(out, static_cast<std::uint8_t>(ProofKind::kCircuit));
+  wire::Writer(out).u8(kProofVersion);
+  wire::Writer(out).u8(static_cast<std::uint8_t>(ProofKind::kCircuit));
   encode_body(out);
   return out;
 }
@@ -265,13 +265,10 @@ std::optional<CircuitProof> CircuitProof::decode_body(std::span<const std::uint8
   if (in.size() != body_size(c) || !c.well_formed()) return std::nullopt;
   wire::Reader r(in.first(96));
   CircuitProof pr;
-  auto p = r.point();
-  auto fa = r.scalar();
-  auto gb = r.scalar();
-  if (!p || !fa || !gb || p->is_identity()) return std::nullopt;
-  pr.p = *p;
-  pr.fa = *fa;
-  pr.gb = *gb;
+  pr.p = r.point();
+  pr.fa = r.scalar();
+  pr.gb = r.scalar();
+  if (!r.ok() || pr.p.is_identity()) return std::nullopt;
   const Basis basis{c.generators_needed(), !c.bindings.empty()};
   auto inner = CompressedProof::decode(in.subspan(96), fold_shape(basis.size()));
   if (!inner) return std::nullopt;

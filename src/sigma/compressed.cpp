@@ -72,9 +72,9 @@ FoldShape fold_shape(std::size_t n) noexcept {
 Point PointExpr::evaluate() const { return msm(scalars, points); }
 
 void CompressedProof::encode_to(std::vector<std::uint8_t>& out) const {
-  wire::put_point(out, a);
-  for (const Point& p : cross) wire::put_point(out, p);
-  for (const Scalar& s : final) wire::put_scalar(out, s);
+  wire::Writer(out).point(a);
+  for (const Point& p : cross) wire::Writer(out).point(p);
+  for (const Scalar& s : final) wire::Writer(out).scalar(s);
 }
 
 std::optional<CompressedProof> CompressedProof::decode(std::span<const std::uint8_t> in,
@@ -82,22 +82,12 @@ std::optional<CompressedProof> CompressedProof::decode(std::span<const std::uint
   if (in.size() != encoded_size(shape)) return std::nullopt;
   wire::Reader r(in);
   CompressedProof p;
-  auto a = r.point();
-  if (!a || a->is_identity()) return std::nullopt;
-  p.a = *a;
+  p.a = r.point();
   p.cross.reserve(2 * shape.rounds);
-  for (std::size_t i = 0; i < 2 * shape.rounds; ++i) {
-    auto c = r.point();
-    if (!c) return std::nullopt;
-    p.cross.push_back(*c);
-  }
+  for (std::size_t i = 0; i < 2 * shape.rounds; ++i) p.cross.push_back(r.point());
   p.final.reserve(shape.final_len);
-  for (std::size_t i = 0; i < shape.final_len; ++i) {
-    auto s = r.scalar();
-    if (!s) return std::nullopt;
-    p.final.push_back(*s);
-  }
-  if (!r.done()) return std::nullopt;
+  for (std::size_t i = 0; i < shape.final_len; ++i) p.final.push_back(r.scalar());
+  if (!r.finish() || p.a.is_identity()) return std::nullopt;
   return p;
 }
 

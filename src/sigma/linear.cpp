@@ -46,8 +46,7 @@ void bind_and_combine(Transcript& t, const GeneratorSet& gens, const LinearState
 
 std::vector<std::uint8_t> LinearProof::encode() const {
   std::vector<std::uint8_t> out;
-  wire::put_u8(out, kProofVersion);
-  wire::put_u8(out, static_cast<std::uint8_t>(ProofKind::kLinear));
+  wire::Writer(out).u8(kProofVersion).u8(static_cast<std::uint8_t>(ProofKind::kLinear));
   inner.encode_to(out);
   return out;
 }
