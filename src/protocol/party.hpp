@@ -3,6 +3,7 @@
 // by polling a shared board.
 #pragma once
 
+#include "cheats.hpp"
 #include "run_internal.hpp"
 
 namespace gopa::protocol::detail {
@@ -75,8 +76,8 @@ class Party {
   // entry per sequence number and sender).
   void resume_sequence(std::uint64_t next) { sequence_ = std::max(sequence_, next); }
 
-  std::optional<CheatKind> cheat;
-  bool dropout = false;
+  // TEST ONLY: the deviations of a cheating prover (cheats.hpp); none by default.
+  void set_cheat(std::optional<CheatKind> kind) { cheat_ = &prover_cheat(kind); }
 
   RosterEntry roster_entry() const { return {sign_.public_key(), box_.public_key()}; }
   std::uint32_t index() const { return index_; }
@@ -97,14 +98,7 @@ class Party {
     e.recipient = recipient;
     e.sequence = sequence_++;
     e.payload = std::move(payload);
-    if (cheat == CheatKind::signature && type == MessageType::masked_value) {
-      // Signed by another key, presented as ours: the board must refuse it.
-      const SigningKey other = SigningKey::generate();
-      Bytes wrong = bulletin::sign_entry(e, other);
-      e.signature = bulletin::decode_entry_unverified(wrong).value().signature;
-      e.sender = sign_.public_key();
-      return bulletin::encode_entry(e);
-    }
+    if (auto deviant = cheat_->sign(e, sign_)) return std::move(*deviant);
     return bulletin::sign_entry(e, sign_);
   }
 
@@ -197,30 +191,32 @@ class Party {
     CommitMessage m;
     std::vector<SecretScalar> values;
     std::vector<Point> honest_commitments;
-    if (p.input_domain == InputDomain::l2_ball && cheat == CheatKind::range) {
-      // Leaves the ball by a little: x_0 raised just past the sphere through the other
-      // coordinates (‖x‖₂ slightly above C), kept consistent in X̂.
-      input_shift_ = Scalar::from_u64(just_outside_ball(p)) - input_scalar(p, input_[0]);
-    }
+    // A cheating prover's deviation (none for an honest party): x_0 committed and masked as
+    // x_0 + shift, the shift in the witness, in the commitment given to the prover, or published.
+    const DomainDeviation dd = cheat_->domain(p, input_);
+    using Shift = DomainDeviation::Shift;
+    input_shift_ = dd.where == Shift::none ? Scalar::zero() : dd.shift;
     for (std::uint32_t j = 0; j < p.dim; ++j) {
-      values.push_back(SecretScalar(input_scalar(p, input_[j]) + (j == 0 ? input_shift_ : Scalar::zero())));
+      const bool shifted = j == 0 && dd.where == Shift::witness;
+      values.push_back(SecretScalar(input_scalar(p, input_[j]) + (shifted ? dd.shift : Scalar::zero())));
       input_blind_.push_back(SecretScalar::random(*rng_));
       honest_commitments.push_back(commit(values.back(), input_blind_.back(), *gens));
     }
+    if (dd.where == Shift::commitment) honest_commitments[0] += gens->G() * dd.shift;
     if (p.input_domain == InputDomain::l2_ball) {
-      m.domain_proof = ball_proof(sid, p, values, honest_commitments, *gens);
+      m.domain_proof = ball_proof(sid, p, values, honest_commitments, *gens, dd);
       m.inputs = honest_commitments;
     } else {
-      box_proof(sid, p, values, honest_commitments, *gens, m);
+      box_proof(sid, p, values, honest_commitments, *gens, dd, m);
     }
+    if (dd.where == Shift::published) m.inputs[0] += gens->G() * dd.shift;
 
     for (const auto& [v, z] : edges_) {
       m.neighbours.push_back(v);
       m.edge_terms.push_back(edge_commitment(z, index_, v, *gens));
-      if (cheat == CheatKind::cancel && !cancel_shift_) {
-        // One unit of bias hidden in coordinate 0 of a pairwise term.
-        cancel_shift_ = {v, std::int64_t{1} << p.frac_bits};
-        m.edge_terms.back() += gens->Gi(1)[0] * scalar_from_signed(cancel_shift_->second);
+      if (const std::int64_t bias = cheat_->edge_bias(p); bias != 0 && !cancel_shift_) {
+        cancel_shift_ = {v, bias};
+        m.edge_terms.back() += gens->Gi(1)[0] * scalar_from_signed(bias);
       }
     }
     const std::int64_t scale = std::int64_t{1} << noise_shift(p);
@@ -230,12 +226,11 @@ class Party {
       // committee's); everyone else adds none (the identity).
       for (std::uint32_t j = 0; j < p.dim; ++j) {
         const bool has = j < noise_share_.size() && noise_share_[j];
-        Scalar share = has ? noise_share_[j]->first : Scalar::zero();
+        const Scalar offset = cheat_->hidden_noise_offset(j);
+        const Scalar share = (has ? noise_share_[j]->first : Scalar::zero()) + offset;
         const Scalar blind = has ? noise_share_[j]->second : Scalar::zero();
-        if (cheat == CheatKind::noise && j == 0) share += Scalar::one();  // one ulp more than its share
-        m.noise.push_back(has || (cheat == CheatKind::noise && j == 0)
-                              ? commit(SecretScalar(share), SecretScalar(blind), *gens)
-                              : Point::identity());
+        m.noise.push_back(has || !offset.is_zero() ? commit(SecretScalar(share), SecretScalar(blind), *gens)
+                                                  : Point::identity());
         eta_.push_back(share * scale_s);
         eta_blind_.push_back(SecretScalar(blind * scale_s));
       }
@@ -247,33 +242,19 @@ class Party {
     const auto ys = noise_public_parts(p, public_randomness, index_);
     std::vector<std::int64_t> samples;
     std::vector<SecretScalar> blinders;
-    std::optional<circuits::GaussianProof> forged;
-    if (cheat == CheatKind::seed) {
-      // Changes its first seed after the public randomness is known (keeping its commitment),
-      // and forges the noise proof with the binding attack along G (docs/proofs.md §4.4).
-      std::vector<circuits::PrivateSeed> chosen;
-      const std::uint64_t x0 = noise_seeds_[0].value();
-      const std::uint64_t x1 = x0 ^ (std::uint64_t{1} << (sp.m - 1));
-      chosen.emplace_back(x1, noise_seeds_[0].blinder().clone(), sp.m);
-      for (std::size_t i = 1; i < noise_seeds_.size(); ++i) {
-        chosen.emplace_back(noise_seeds_[i].value(), noise_seeds_[i].blinder().clone(), sp.m);
-      }
-      const Point committed0 = noise_seeds_[0].commitment();
-      testing::Deviation dev;
-      dev.on_statement = [&committed0](std::vector<Point>& coms) { coms[0] = committed0; };
-      dev.wire_offsets.push_back({testing::Along::kG, 0,
-                                  Scalar::from_u64(x1) - Scalar::from_u64(x0)});
-      testing::ScopedDeviation scope(dev);
-      forged = circuits::prove_gaussian(sp, p.dim, chosen, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock, threads_);
+    std::optional<circuits::GaussianProof> noise;
+    if (auto dev = cheat_->noise_proof(sp, noise_seeds_)) {
+      testing::ScopedDeviation scope(dev->proof);
+      noise = circuits::prove_gaussian(sp, p.dim, dev->seeds, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock,
+                                       threads_);
+    } else {
+      noise = circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock,
+                                       threads_);
     }
-    auto noise = forged ? std::move(*forged) : circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock, threads_);
-    m.noise = std::move(noise.sample_commitments);
-    m.noise_proof = noise.proof.encode();
-    if (cheat == CheatKind::noise) {
-      // Twice the sample, plus one ulp, committed in place of the sample (and X̂ kept consistent
-      // with that): only the noise proof can catch it. For η = −1, the one value 2η + 1 keeps,
-      // η + 1.
-      samples[0] = samples[0] == -1 ? 0 : 2 * samples[0] + 1;
+    m.noise = std::move(noise->sample_commitments);
+    m.noise_proof = noise->proof.encode();
+    if (const std::int64_t first = cheat_->first_sample(samples[0]); first != samples[0]) {
+      samples[0] = first;  // committed in place of the sample, and X̂ kept consistent with it
       m.noise[0] = commit(SecretScalar(scalar_from_signed(samples[0])), blinders[0], *gens);
     }
     for (std::uint32_t j = 0; j < p.dim; ++j) {
@@ -284,19 +265,12 @@ class Party {
     return m;
   }
 
-  // The box proof (x_j and M − x_j in [0, 2^b)) into m, with m.inputs; the cheats `forge` and
-  // `range` deviate here.
+  // The box proof (x_j and M − x_j in [0, 2^b)) of the given commitments into m, with m.inputs;
+  // a cheating prover's deviation applies to the first block.
   void box_proof(const Bytes32& sid, const SessionParams& p, const std::vector<SecretScalar>& values,
-                 std::vector<Point> honest_commitments, const GeneratorSet& gens, CommitMessage& m) {
+                 const std::vector<Point>& commitments, const GeneratorSet& gens, const DomainDeviation& dd,
+                 CommitMessage& m) {
     const Transcript base = party_transcript(sid, index_, domain_statement(p));
-    if (cheat == CheatKind::forge) {
-      // Commits to x_0 − K (below 0: the average moves down by K/n), and forges the domain proof
-      // with the binding attack along G: the witness decomposes x_0 for the first value (and
-      // M − x_0 + K, in range, for its upper-end twin), and P carries δ·G with
-      // δ = x_0 − (x_0 − K) = K, fixed before the binding challenge (docs/proofs.md §4.4).
-      input_shift_ = -Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1));
-      honest_commitments[0] += gens.G() * input_shift_;
-    }
     // The blocks are independent: proven on `threads_` threads, each from its own stream drawn
     // here in order, so the proof does not depend on the thread count.
     const std::uint32_t blocks = box_blocks(p);
@@ -315,16 +289,11 @@ class Party {
       for (std::size_t j = lo; j < hi; ++j) dblind.push_back(-input_blind_[j]);
       Transcript t = box_block_transcript(base, blocks, b);
       DeterministicRng rng(streams[b]);
-      const auto statement = input_domain_statement(
-          p, std::span<const Point>(honest_commitments).subspan(lo, n), gens);
-      testing::Deviation dev;
-      const bool forged = cheat == CheatKind::forge && b == 0;
-      if (forged) {
-        dvalues[n] += SecretScalar(-input_shift_);  // M − (x_0 − K) = M − x_0 + K < 2^b: a true opening
-        dev.wire_offsets.push_back({testing::Along::kG, 0, -input_shift_});
-      }
+      const auto statement = input_domain_statement(p, std::span<const Point>(commitments).subspan(lo, n), gens);
+      const bool deviates = b == 0 && dd.proof.has_value();
+      if (b == 0) dvalues[n] += SecretScalar(dd.twin);
       std::optional<testing::ScopedDeviation> scope;
-      if (forged) scope.emplace(dev);
+      if (deviates) scope.emplace(*dd.proof);
       else if (outer != nullptr) scope.emplace(*outer);
       proofs[b] = sigma::prove_range(t, gens, p.input_bits, statement, dvalues, dblind, rng);
     }, threads_);
@@ -334,72 +303,26 @@ class Party {
       const auto bytes = proof->encode();
       m.domain_proof.insert(m.domain_proof.end(), bytes.begin(), bytes.end());
     }
-    m.inputs = honest_commitments;
-    if (cheat == CheatKind::range) {
-      // Commits to x + 2^b instead (and keeps X̂ consistent with that): only the range proof,
-      // made for the in-range value, can catch it.
-      input_shift_ = Scalar::from_u64(std::uint64_t{1} << (p.input_bits == 64 ? 63 : p.input_bits)) +
-                     (p.input_bits == 64 ? Scalar::from_u64(std::uint64_t{1} << 63) : Scalar::zero());
-      m.inputs[0] += gens.G() * input_shift_;
-    }
+    m.inputs = commitments;
   }
 
-  // The ball proof (‖x‖₂ ≤ C) for the committed inputs; the cheats `forge` (x_0 − K committed,
-  // binding forged along G) and `range` (x just outside the ball, proven with truncated bit
-  // decompositions) deviate here.
+  // The ball proof (‖x‖₂ ≤ C) for the given commitments; a cheating prover's deviation is
+  // installed while proving.
   Bytes ball_proof(const Bytes32& sid, const SessionParams& p, const std::vector<SecretScalar>& values,
-                   std::vector<Point>& commitments, const GeneratorSet& gens) {
+                   const std::vector<Point>& commitments, const GeneratorSet& gens, const DomainDeviation& dd) {
     Transcript t = party_transcript(sid, index_, domain_statement(p));
+    std::optional<testing::ScopedDeviation> scope;
+    if (dd.proof) scope.emplace(*dd.proof);
     // One circuit up to kMaxBallDim coordinates, the blocked proof (on threads_) beyond.
-    auto prove = [&](Transcript& tr) {
-      Bytes out;
-      if (p.dim <= sigma::kMaxBallDim) {
-        auto proof = sigma::prove_ball(tr, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
-        GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
-        out = proof->encode();
-      } else {
-        auto proof = sigma::prove_ball_blocked(tr, gens, p.input_bits, p.input_max, commitments, values, input_blind_,
-                                               *rng_, threads_);
-        GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
-        out = proof->encode();
-      }
-      return out;
-    };
-    if (cheat == CheatKind::forge) {
-      // Commits to x_0 − K, K = 2^b (below −C: the average moves down by K/n), and proves x_0:
-      // P carries δ·G with δ = K, the gap of binding 0, fixed before the binding challenge
-      // (docs/proofs.md §4.4).
-      const Scalar k = Scalar::from_u64(std::uint64_t{1} << (p.input_bits - 1)) * Scalar::from_u64(2);
-      input_shift_ = -k;
-      commitments[0] += gens.G() * input_shift_;
-      testing::Deviation dev;
-      dev.wire_offsets.push_back({testing::Along::kG, 0, k});
-      testing::ScopedDeviation scope(dev);
-      return prove(t);
+    if (p.dim <= sigma::kMaxBallDim) {
+      auto proof = sigma::prove_ball(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_, *rng_);
+      GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
+      return proof->encode();
     }
-    if (cheat == CheatKind::range) {
-      testing::Deviation dev;
-      dev.prove_outside_domain = true;
-      testing::ScopedDeviation scope(dev);
-      return prove(t);
-    }
-    return prove(t);
-  }
-
-  // The first coordinate that puts this party's input just outside the ball: the smallest
-  // non-negative integer v with v² + Σ_{j≥1} x_j² > C².
-  std::uint64_t just_outside_ball(const SessionParams& p) const {
-    const int128_t c = static_cast<int128_t>(p.input_max);
-    int128_t rest = 0;
-    for (std::size_t j = 1; j < input_.size(); ++j) {
-      const int128_t x = static_cast<std::int64_t>(input_[j]);
-      rest += x * x;
-    }
-    const int128_t room = c * c - rest;  // ≥ 0: the input is in the ball
-    auto v = static_cast<int128_t>(std::sqrt(static_cast<long double>(room)));
-    while (v > 0 && v * v > room) --v;
-    while (v * v <= room) ++v;
-    return static_cast<std::uint64_t>(v);
+    auto proof = sigma::prove_ball_blocked(t, gens, p.input_bits, p.input_max, commitments, values, input_blind_,
+                                           *rng_, threads_);
+    GOPA_CHECK(proof.has_value(), "inputs are in the L2 ball of radius C");
+    return proof->encode();
   }
 
   MaskedMessage masked(const Bytes32& sid, const SessionParams& p, const CommitMessage& mine) {
@@ -432,7 +355,7 @@ class Party {
     Transcript t = party_transcript(sid, index_, "output");
     m.proof = prove_output(t, *gens, OutputStatement{pairwise_sum(mine), combined, m.xhat}, delta_s, pairwise_blind,
                            blind, *rng_);
-    if (cheat == CheatKind::output) m.xhat[0] += Scalar::one();
+    cheat_->masked(m);
     return m;
   }
 
@@ -453,6 +376,7 @@ class Party {
   std::vector<std::optional<std::pair<Scalar, Scalar>>> noise_share_;
   Scalar input_shift_;
   std::optional<std::pair<std::uint32_t, std::int64_t>> cancel_shift_;
+  const ProverCheat* cheat_ = &prover_cheat(std::nullopt);
   Key32 secrets_{};
   bool derived_ = false;
   unsigned threads_ = 1;
@@ -512,8 +436,8 @@ class Judged {
 
 // TEST ONLY: how a party deviates, injected from outside its round logic. Message-level
 // deviations are played here by PartyRole (and by the drivers: `replay` copies another party's
-// masked value, `signature` signs with a wrong key); the prover's cheats (range, forge, seed,
-// cancel, noise, output) are played by Party's prover on the statement it is given.
+// masked value); the prover's cheats (range, forge, seed, cancel, noise, output, and the wrong
+// key of `signature`) by the ProverCheat the party's prover consults (cheats.hpp).
 struct Deviation {
   std::optional<CheatKind> cheat;
   bool dropout = false;                           // posts nothing from the commitments on
@@ -548,7 +472,7 @@ class PartyRole {
   // A deviation drawn after the session began (a committee member's, once the committee is drawn).
   void inject(CheatKind k) {
     dev_.cheat = k;
-    me_->cheat = k;
+    me_->set_cheat(k);
   }
 
   Party& party() { return *me_; }

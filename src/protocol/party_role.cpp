@@ -6,7 +6,7 @@ namespace gopa::protocol::detail {
 
 PartyRole::PartyRole(std::unique_ptr<Party> party, std::shared_ptr<SessionShared> shared, Deviation deviation)
     : me_(std::move(party)), shared_(std::move(shared)), dev_(std::move(deviation)), u_(me_->index()) {
-  if (dev_.cheat) me_->cheat = dev_.cheat;
+  if (dev_.cheat) me_->set_cheat(dev_.cheat);
 }
 
 // Once the joint randomness is fixed: why this party is out of the session (empty: it is in), and
