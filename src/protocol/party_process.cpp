@@ -324,14 +324,21 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
       CommitteeIo io;
       io.reader = &reader;
       io.board = &board;
-      io.post = [&](std::uint32_t call, std::uint32_t attempt, const sampling::HiddenMessage& m) {
-        return post(kRoundCommittee, MessageType::committee, CommitteeMessage{call, attempt, m}.encode());
+      std::uint32_t committee_posted = 0;
+      io.post = [&](std::uint32_t call, std::uint32_t attempt, const sampling::HiddenMessage& m) -> bulletin::Status {
+        if (auto st = post(kRoundCommittee, MessageType::committee, CommitteeMessage{call, attempt, m}.encode()); !st) return st;
+        if (o.stop_after_committee_messages && ++committee_posted == *o.stop_after_committee_messages) {
+          halted = "returned after posting " + std::to_string(committee_posted) + " committee messages (test)";
+          return make_error(Errc::timeout, halted);
+        }
+        return {};
       };
       io.poll_ms = o.poll_ms;
       io.wait_ms = p.round_timeout_ms;
       // Test deviation: a member that deviates in every call at its first multiplication opening.
       if (o.cheat == CheatKind::committee) io.cheats.push_back(sampling::Cheat{u, sampling::Step::kMulOpening, 0});
       auto done = run_committee_member(me, *v, io);
+      if (!done && !halted.empty()) return stop(halted);
       if (!done) return done.error();
       if (!done.value().empty()) say(o.log, "hidden noise: " + done.value());
     }

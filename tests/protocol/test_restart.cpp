@@ -25,9 +25,26 @@ using bulletin::MessageType;
 namespace {
 
 constexpr std::uint32_t kParties = 4;
+constexpr std::uint32_t kCommitteeMember = 1;  // hidden noise: every party is a member
 
-SessionParams params(std::uint8_t nonce) {
+SessionParams params(std::uint8_t nonce, bool hidden = false) {
   SessionParams p = SessionParams::defaults(kParties, 1);
+  if (hidden) {
+    // Every party is a committee member of the hidden sample; 704-bit Paillier keys (tests only).
+    p.noise = NoiseMode::hidden;
+    p.committee = kParties;
+    p.paillier_bits = 704;
+    p.sampler = SamplerKind::box_muller;
+    p.sampler_precision = 8;
+    p.sigma_eta = 1.0;  // of the one hidden sample on the sum
+    p.sigma_delta = 20.0;
+    p.input_max = std::uint64_t{100} << 16;
+    p.neighbors = kParties - 1;
+    p.round_timeout_ms = 20'000;
+    p.min_round_ms = 1'000;
+    p.nonce[0] = nonce;
+    return p;
+  }
   p.input_max = std::uint64_t{100} << 16;
   p.neighbors = 2;
   p.sigma_eta = 0.05;  // these tests are about restarts, not the noise: a requirement that accepts it below
@@ -78,14 +95,19 @@ struct Restarted {
   std::optional<bulletin::Result<PartyOutcome>> stopped;                 // the restarted party's first run
   std::optional<bulletin::Result<PartyOutcome>> refused;                 // its run with another input, if asked
   bool closed_while_away = false;  // the round it stopped after was closed before it ran again
+  std::optional<std::uint32_t> committee_messages;  // it stopped after this many committee messages
 };
 
 // One session: the coordinator and every party in threads on one board; party `who` stops after
 // posting round `round` and runs again. With `other_input`, a run with a different input comes
-// in between (it must be refused before it posts anything).
-Restarted run_with_restart(std::uint32_t who, std::uint32_t round, std::uint8_t nonce, bool other_input = false) {
+// in between (it must be refused before it posts anything). With `committee_messages`, the
+// session has hidden noise and `who`, a committee member, stops instead in the middle of round 11,
+// after posting that many committee messages, and runs again at once (the others wait for it).
+Restarted run_with_restart(std::uint32_t who, std::uint32_t round, std::uint8_t nonce, bool other_input = false,
+                           std::optional<std::uint32_t> committee_messages = std::nullopt) {
   Restarted t;
-  const SessionParams p = params(nonce);
+  t.committee_messages = committee_messages;
+  const SessionParams p = params(nonce, committee_messages.has_value());
   for (std::uint32_t u = 0; u < kParties; ++u) t.roster.push_back(keys_of(u, nonce).public_entry());
   t.board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
   CoordinatorOptions co;
@@ -112,10 +134,17 @@ Restarted run_with_restart(std::uint32_t who, std::uint32_t round, std::uint8_t 
         return;
       }
       PartyOptions first = options(u);
-      first.stop_after_round = round;
+      if (committee_messages) {
+        first.stop_after_committee_messages = committee_messages;
+      } else {
+        first.stop_after_round = round;
+      }
       t.stopped = run_party(first, *t.board);
-      // Back only once the coordinator has closed the round: the restart finds it closed.
-      t.closed_while_away = wait_for_close(*t.board, bulletin::SigningKey::from_seed(co.sign_seed).public_key(), round);
+      // Back only once the coordinator has closed the round: the restart finds it closed. (Round
+      // 11 does not close without the member that stopped in it.)
+      if (!committee_messages) {
+        t.closed_while_away = wait_for_close(*t.board, bulletin::SigningKey::from_seed(co.sign_seed).public_key(), round);
+      }
       if (other_input) {
         PartyOptions changed = options(u);
         changed.input = {input_of(u) + 1.0};
@@ -135,7 +164,7 @@ void check_no_second_entries(const Restarted& t, std::uint32_t who) {
   REQUIRE(raw.ok());
   std::set<std::uint64_t> sequences;
   std::set<std::tuple<std::uint32_t, int, bulletin::PublicKey, std::uint32_t, std::uint32_t, int>> slots;
-  std::size_t mine = 0;
+  std::size_t mine = 0, committee = 0;
   for (const auto& bytes : raw.value()) {
     const auto e = bulletin::decode_entry(bytes);
     REQUIRE(e.ok());
@@ -152,10 +181,19 @@ void check_no_second_entries(const Restarted& t, std::uint32_t who) {
       hi = c->hi;
       kind = static_cast<int>(c->kind);
     }
+    if (en.type == MessageType::committee) {  // one per call, attempt and sequence number
+      const auto c = CommitteeMessage::decode(en.payload);
+      REQUIRE(c.has_value());
+      lo = c->call;
+      hi = c->attempt;
+      kind = static_cast<int>(c->message.seq);
+      ++committee;
+    }
     INFO("round " << en.round << " type " << message_type_name(en.type));
     CHECK(slots.insert({en.round, static_cast<int>(en.type), en.recipient, lo, hi, kind}).second);
   }
   CHECK(mine > 0);
+  if (t.committee_messages) CHECK(committee > *t.committee_messages);  // it went on after the restart
   const auto equivocations = t.board->equivocations();
   REQUIRE(equivocations.ok());
   CHECK(equivocations.value().empty());
@@ -175,7 +213,7 @@ void check_everyone_counted(const Restarted& t, std::uint32_t who) {
   REQUIRE(t.stopped.has_value());
   REQUIRE(t.stopped->ok());
   CHECK_FALSE(t.stopped->value().stopped.empty());
-  CHECK(t.closed_while_away);
+  CHECK(t.closed_while_away != t.committee_messages.has_value());
   for (std::uint32_t u = 0; u < kParties; ++u) {
     INFO("party " << u);
     REQUIRE(t.outcomes[u].has_value());
@@ -224,4 +262,24 @@ TEST_CASE("A restarted party with another input refuses to post a second, differ
   CHECK(t.refused->error().code == bulletin::Errc::equivocation);
   CHECK(t.refused->error().message.find("already posted a different commitment") != std::string::npos);
   check_everyone_counted(t, 2);
+}
+
+TEST_CASE("A committee member stopped in the middle of the hidden noise resumes: it re-derives its key and messages, "
+          "posts nothing twice, and nobody is named",
+          "[protocol][restart][hidden]") {
+  // Hidden noise, every one of the 4 parties a committee member. Member 1 stops after its first committee
+  // message (its Paillier key) or half-way through, and runs again at once: it re-derives
+  // every message from its key file and the board, finds those it posted, and goes on; the others
+  // wait for it within the round's time-out.
+  std::uint8_t nonce = 60;
+  for (const std::uint32_t messages : {1U, 220U}) {  // of its 440 (d = 1)
+    INFO("stopped after " << messages << " committee messages");
+    const Restarted t = run_with_restart(kCommitteeMember, kRoundCommittee, nonce++, false, messages);
+    REQUIRE(t.stopped.has_value());
+    INFO((t.stopped->ok() ? std::string() : t.stopped->error().message));
+    REQUIRE(t.stopped->ok());
+    INFO("first run: " << t.stopped->value().stopped);
+    CHECK(t.stopped->value().stopped.find("committee messages (test)") != std::string::npos);
+    check_everyone_counted(t, kCommitteeMember);
+  }
 }

@@ -190,6 +190,9 @@ struct PartyOptions {
   // this round, without waiting for the close, as a party killed there would; calling run_party
   // again with the same keys resumes the session.
   std::optional<std::uint32_t> stop_after_round;
+  // TEST ONLY: a committee member returns the same way right after posting this many of its
+  // committee messages in round 11, as a member killed in the middle of the hidden noise would.
+  std::optional<std::uint32_t> stop_after_committee_messages;
 };
 
 struct PartyOutcome {
