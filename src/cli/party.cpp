@@ -188,8 +188,8 @@ int run_coordinate(const CoordinateArgs& args) {
     j["estimate"] = rep.estimate;
     j["counted"] = rep.counted.size();
     if (!rep.withheld.empty()) j["withheld"] = rep.withheld;
-    j["excluded"] = parties_json(rep.excluded);
-    j["named"] = parties_json(rep.named);  // misbehaved without being excluded for it
+    put_blamed(j, "excluded", rep.excluded);
+    put_blamed(j, "named", rep.named);  // misbehaved without being excluded for it
     j["proof_bytes_per_party"] = rep.proof_bytes_per_party;
     for (const auto& ph : rep.phases) j["seconds"][ph.name] = ph.seconds;
     std::cout << j.dump(2) << "\n";
@@ -199,7 +199,7 @@ int run_coordinate(const CoordinateArgs& args) {
     if (rep.estimate.size() > 8) std::printf("… (first 8 of %zu shown; --json for all)\n", rep.estimate.size());
     if (!rep.withheld.empty()) std::printf("no result: %s\n", rep.withheld.c_str());
     std::printf("counted %zu/%u parties\n", rep.counted.size(), a.parties);
-    for (const auto& [u, why] : rep.excluded) std::printf("  party %u excluded: %s\n", u, why.c_str());
+    for (const auto& [u, why] : rep.excluded) std::printf("  party %u excluded: %s\n", u, why.text().c_str());
   }
   return anyone_misbehaved(rep.excluded) || !rep.withheld.empty() ? kExitMisbehaved : kExitOk;
 }
@@ -288,8 +288,8 @@ int run_party_cmd(const PartyArgs& a) {
     j["estimate"] = out.estimate;
     j["counted"] = out.counted.size();
     j["counted_me"] = out.counted_me;
-    j["excluded"] = parties_json(out.excluded);
-    j["named"] = parties_json(out.named);
+    put_blamed(j, "excluded", out.excluded);
+    put_blamed(j, "named", out.named);
     if (!out.coordinator_problem.empty()) j["coordinator_problem"] = out.coordinator_problem;
     if (!out.withheld.empty()) j["withheld"] = out.withheld;
     if (!out.stopped.empty()) j["stopped"] = out.stopped;

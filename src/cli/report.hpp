@@ -1,6 +1,7 @@
 // The --json reports of the command line (docs/cli-json.md): every report names its schema,
 // "gopa-<command>/v1", and the same things go under the same names in every command (`checks`
-// entries with `name`, `excluded` and `named` parties, `k`, `committee`, `privacy_claim`).
+// entries with `name`, `excluded` and `named` parties with their `excluded_offences` and
+// `named_offences`, `k`, `committee`, `privacy_claim`).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gopa/bulletin/audit.hpp"
+#include "gopa/protocol/blame.hpp"
 
 namespace gopa::cli {
 
@@ -35,6 +37,26 @@ namespace gopa::cli {
   nlohmann::json o = nlohmann::json::object();
   for (const auto& [u, why] : parties) o[std::to_string(u)] = why;
   return o;
+}
+
+// Blamed parties: {"<index>": "<Blame::text()>", …}.
+[[nodiscard]] inline nlohmann::json parties_json(const std::map<std::uint32_t, protocol::Blame>& parties) {
+  nlohmann::json o = nlohmann::json::object();
+  for (const auto& [u, b] : parties) o[std::to_string(u)] = b.text();
+  return o;
+}
+
+// Their offences: {"<index>": "<offence token>", …} (protocol::offence_name).
+[[nodiscard]] inline nlohmann::json offences_json(const std::map<std::uint32_t, protocol::Blame>& parties) {
+  nlohmann::json o = nlohmann::json::object();
+  for (const auto& [u, b] : parties) o[std::to_string(u)] = protocol::offence_name(b.offence);
+  return o;
+}
+
+// `key` ("excluded" or "named": index → reason) and `key`_offences (index → offence token).
+inline void put_blamed(nlohmann::json& j, const std::string& key, const std::map<std::uint32_t, protocol::Blame>& parties) {
+  j[key] = parties_json(parties);
+  j[key + "_offences"] = offences_json(parties);
 }
 
 }  // namespace gopa::cli

@@ -314,8 +314,8 @@ int run_run(const RunArgs& args) {
     j["true_mean"] = mean;  // the mean of the inputs the run was given (simulated or from the CSV)
     if (!csv.header.empty()) j["inputs_header"] = csv.header;
     j["counted"] = r.counted.size();
-    j["excluded"] = parties_json(r.excluded);
-    j["named"] = parties_json(r.named);  // misbehaved without being excluded for it
+    put_blamed(j, "excluded", r.excluded);
+    put_blamed(j, "named", r.named);  // misbehaved without being excluded for it
     // What --cheat and --dropouts made parties do (the simulation's ground truth, to compare with
     // `excluded`): party → KIND or "dropout".
     j["simulated"] = parties_json(r.deviating);
@@ -363,7 +363,7 @@ int run_run(const RunArgs& args) {
     else std::printf(", excluded:\n");
     for (const auto& [u, why] : r.excluded) {
       auto d = r.deviating.find(u);
-      std::printf("  party %u: %s%s%s\n", u, why.c_str(), d == r.deviating.end() ? "" : "   [simulated: ",
+      std::printf("  party %u: %s%s%s\n", u, why.text().c_str(), d == r.deviating.end() ? "" : "   [simulated: ",
                   d == r.deviating.end() ? "" : (d->second + "]").c_str());
     }
     std::printf("proof bytes per party: %zu (%s)\n", r.proof_bytes_per_party,
@@ -433,7 +433,9 @@ int audit_all(bb::Board& board, const AuditArgs& a) {
     }
     if (a.json_out) {
       json s = {{"session_id", to_hex(id)}, {"passed", ok}, {"failed", failed}, {"counted", audit.counted.size()},
-                {"excluded", parties_json(audit.excluded)}, {"named", parties_json(audit.named)}, {"estimate", audit.estimate}};
+                {"excluded", parties_json(audit.excluded)}, {"named", parties_json(audit.named)},
+                {"excluded_offences", offences_json(audit.excluded)}, {"named_offences", offences_json(audit.named)},
+                {"estimate", audit.estimate}};
       if (cert) s["privacy_claim"] = certificate_json(*cert);
       sessions.push_back(s);
     } else {
@@ -567,8 +569,8 @@ int run_audit(const AuditArgs& a) {
       j["privacy_claim"] = certificate_json(*cert);
     }
     j["checks"] = checks_json(audit.checks);
-    j["excluded"] = parties_json(audit.excluded);
-    j["named"] = parties_json(audit.named);  // misbehaved without being excluded for it
+    put_blamed(j, "excluded", audit.excluded);
+    put_blamed(j, "named", audit.named);  // misbehaved without being excluded for it
     j["estimate"] = audit.estimate;
     j["counted"] = audit.counted.size();
     std::cout << j.dump(2) << "\n";
@@ -585,7 +587,7 @@ int run_audit(const AuditArgs& a) {
       std::printf("%-4s %s%s%s\n", gp::check_status_name(c.status), c.name.c_str(), c.detail.empty() ? "" : " — ",
                   c.detail.c_str());
     }
-    for (const auto& [u, why] : audit.misbehaving) std::printf("party %u: %s\n", u, why.c_str());
+    for (const auto& [u, why] : audit.misbehaving) std::printf("party %u: %s\n", u, why.text().c_str());
     for (std::size_t j = 0; j < audit.estimate.size() && j < 8; ++j) std::printf("estimate[%zu] = %.6f\n", j, audit.estimate[j]);
     if (audit.estimate.size() > 8) {
       std::printf("… (first 8 of %zu shown; --json for all)\n", audit.estimate.size());

@@ -329,9 +329,9 @@ PlannedSession plan_session(const SessionArgs& a) {
 
 std::string privacy_sentence(const gp::Certificate& c) { return claim(c); }
 
-bool anyone_misbehaved(const std::map<std::uint32_t, std::string>& parties) {
+bool anyone_misbehaved(const std::map<std::uint32_t, gp::Blame>& parties) {
   for (const auto& [u, why] : parties) {
-    if (why != gp::kDroppedOutReason) return true;
+    if (why.offence != gp::Offence::dropout) return true;
   }
   return false;
 }

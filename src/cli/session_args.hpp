@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include <nlohmann/json.hpp>
 
+#include "gopa/protocol/blame.hpp"
 #include "gopa/protocol/requirements.hpp"
 #include "gopa/protocol/session.hpp"
 
@@ -98,9 +99,9 @@ struct PlannedSession {
 void check_board_path(const std::string& board);
 
 // Whether any of these parties (index → why it was excluded or named) misbehaved: a party that
-// dropped out before publishing anything (protocol::kDroppedOutReason) did not; a
+// dropped out before publishing anything (protocol::Offence::dropout) did not; a
 // session where only such parties are missing and every check passes exits 0, not 1.
-[[nodiscard]] bool anyone_misbehaved(const std::map<std::uint32_t, std::string>& parties);
+[[nodiscard]] bool anyone_misbehaved(const std::map<std::uint32_t, protocol::Blame>& parties);
 
 // The input domain of --input-domain ("box" or "l2-ball"), or a UsageError.
 [[nodiscard]] protocol::InputDomain parse_input_domain(const std::string& name);

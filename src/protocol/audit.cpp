@@ -112,7 +112,9 @@ AuditReport audit_session(bulletin::Board& board, const std::optional<Bytes32>& 
   a.excluded = verdict.bad;
   a.named = verdict.named;
   a.misbehaving = verdict.bad;
-  for (const auto& [u, why] : verdict.named) a.misbehaving.emplace(u, why + " (not excluded for it)");
+  for (const auto& [u, b] : verdict.named) {
+    a.misbehaving.emplace(u, Blame{b.offence, b.detail + (b.detail.empty() ? "" : " ") + "(not excluded for it)"});
+  }
   a.counted = verdict.counted;
   // A withheld result has no estimate: its sum lacks a share of the hidden noise.
   if (verdict.withheld.empty()) a.estimate = estimate_of(p, verdict.sum, verdict.counted.size());

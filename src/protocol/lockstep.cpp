@@ -231,7 +231,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // Every round in the board's close order: each party's role says what it posts, given the board
   // with the rounds before closed; the coordinator closes the round after their entries.
   ProofCache cache;  // proof verdicts carry over between the judgements of later rounds
-  std::map<std::uint32_t, std::string> refused;  // parties whose entries the board refused
+  std::map<std::uint32_t, Blame> refused;  // parties whose entries the board refused
   ViewReader reader(sid);  // one view, updated with each round's entries
   const View* view = nullptr;
   for (std::size_t i = 0;; ++i) {
@@ -298,7 +298,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
           // Signed with a wrong key and appended alone, so the refusal (bad signature) is attributed.
           auto appended = board.append(entries.front());
           if (appended.ok()) return make_error(Errc::bad_signature, "the board accepted an entry with a bad signature");
-          refused[u] = "masked value refused by the board: " + appended.error().message;
+          refused[u] = Blame{Offence::no_masked, "the board refused it: " + appended.error().message};
           continue;
         }
         for (Bytes& e : entries) round.emplace_back(u, std::move(e));

@@ -366,7 +366,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     out.withheld = v->randomness_failed;
     return stop(v->randomness_failed);
   }
-  if (auto it = v->randomness_out.find(u); it != v->randomness_out.end()) return stop("excluded: " + it->second);
+  if (auto it = v->randomness_out.find(u); it != v->randomness_out.end()) return stop("excluded: " + it->second.text());
   const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(*v));
   {
     const Verdict verdict = judge(*v, g, &cache);

@@ -13,7 +13,7 @@ PartyRole::PartyRole(std::unique_ptr<Party> party, std::shared_ptr<SessionShared
 // the randomness and graph every later round uses.
 std::string PartyRole::fix_randomness(const View& v) {
   if (!v.randomness_failed.empty()) return v.randomness_failed;
-  if (auto it = v.randomness_out.find(u_); it != v.randomness_out.end()) return "excluded: " + it->second;
+  if (auto it = v.randomness_out.find(u_); it != v.randomness_out.end()) return "excluded: " + it->second.text();
   if (!fixed_) fixed_ = &shared_->fixed(v);
   return {};
 }
@@ -31,7 +31,7 @@ bool PartyRole::awaits_late_masked(const View& v, Judged& judged) {
   if (!fixed_) return false;
   const Verdict& at_close = judged.of(fixed_->graph);
   const bool missing = std::any_of(at_close.bad.begin(), at_close.bad.end(),
-                                   [](const auto& b) { return b.second == kNoMaskedReason; });
+                                   [](const auto& b) { return b.second.offence == Offence::no_masked; });
   return missing && at_close.withheld.empty() && !v.closed.count(kRoundRecovery);
 }
 
@@ -67,7 +67,7 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
   if (is_commit_round(round)) {
     const std::uint32_t a = attempt_of_round(round);
     if (a >= v.attempts.size() || !v.attempts[a].live.count(u_)) {
-      if (auto it = v.randomness_out.find(u_); it != v.randomness_out.end()) return stop("excluded: " + it->second);
+      if (auto it = v.randomness_out.find(u_); it != v.randomness_out.end()) return stop("excluded: " + it->second.text());
       return out;
     }
     me_->step("randomness", a, {});

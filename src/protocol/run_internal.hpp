@@ -49,7 +49,6 @@ using bulletin::SigningKey;
 using bulletin::make_error;
 
 constexpr std::string_view kPartyTranscript = "gopa/party v1";
-constexpr std::string_view kNoMaskedReason = "no masked value published";
 // The round numbers are protocol::Round (messages.hpp). Joint randomness (docs/protocol.md § Joint
 // randomness): attempt 0 commits in round 2 and reveals in round 3; when a party that committed
 // does not reveal, the attempt restarts with the parties that did, at most randomness_restarts
@@ -134,7 +133,7 @@ struct View {
   // members' committee entries are read.
   std::set<std::uint32_t> committee;
   std::string randomness_failed;                         // every allowed attempt lost a reveal
-  std::map<std::uint32_t, std::string> randomness_out;   // excluded by the randomness rounds
+  std::map<std::uint32_t, Blame> randomness_out;         // excluded by the randomness rounds
   // Parties with a well-formed masked value anywhere in the log before the recovery round closed
   // (what the recovery must respect), and anywhere at all (what the board gives away).
   std::set<std::uint32_t> any_masked, masked_anywhere;
@@ -170,10 +169,11 @@ struct View {
   std::size_t closes = 0;                          // closes accepted so far (index into close_order)
   std::vector<std::string> coordinator_problems;   // the coordinator's entries readers refused
   std::size_t late = 0;                            // entries of closed rounds (ignored)
-  std::map<std::uint32_t, std::string> malformed;  // party → first malformed message of rounds 2–8, 11
+  std::map<std::uint32_t, Blame> malformed;  // party → first malformed message of rounds 2–8, 11
   // Named, never excluded for (they cannot change what honest readers computed before): entries
-  // of a type outside its own round, malformed messages of a recovery round.
-  std::map<std::uint32_t, std::string> misplaced;
+  // of a type outside its own round (Offence::misplaced), malformed messages of a recovery or
+  // restart round and malformed round markers (Offence::malformed).
+  std::map<std::uint32_t, Blame> misplaced;
   std::vector<std::string> log_problems;
   std::size_t entries = 0, bytes = 0;
   std::size_t other_sessions_entries = 0;  // entries of other sessions on the same board
@@ -305,15 +305,16 @@ struct HiddenNoise {
   bool complete = false;
   std::string problem;                          // why the noise is not complete
   std::vector<std::uint32_t> committee;
-  std::map<std::uint32_t, std::string> blamed;  // member → where it deviated
+  // Member → where it deviated (Offence::committee), or whose message is missing
+  // (Offence::committee_missing), with the call, attempt and step in the detail.
+  std::map<std::uint32_t, Blame> blamed;
   // expected[j]: the parties holding a share of coordinate j, with their share commitments
   // (at the sampler's precision); every other party's noise commitment must be the identity.
   std::vector<std::map<std::uint32_t, Point>> expected;
   std::size_t attempts = 0, messages = 0;
   // Senders of committee messages out of place (sampling::Misplaced, or of an attempt no reader
   // takes): named, never excluded for it.
-  std::map<std::uint32_t, std::string> misplaced;
-  std::set<std::uint32_t> blamed_missing;  // members named only because a message of theirs is missing
+  std::map<std::uint32_t, Blame> misplaced;
 };
 
 class ProofCache {
@@ -347,8 +348,8 @@ class ProofCache {
 
 // The checks the coordinator, the parties and the auditor all run.
 struct Verdict {
-  std::map<std::uint32_t, std::string> bad;    // excluded, with the reason
-  std::map<std::uint32_t, std::string> named;  // misbehaved without being excluded for it
+  std::map<std::uint32_t, Blame> bad;    // excluded, with the offence
+  std::map<std::uint32_t, Blame> named;  // misbehaved without being excluded for it
   std::vector<AuditCheck> checks;
   std::vector<std::uint32_t> counted;
   std::vector<Scalar> sum;
@@ -357,8 +358,9 @@ struct Verdict {
   std::set<Edge> dropped;     // edges left out by a bad-box complaint
   std::string withheld;       // non-empty: no result may be released (hidden noise incomplete)
   std::optional<HiddenNoise> hidden;
-  // Excluded parties with a deviation the board attests (not only a missing or late message,
-  // which an honest party cut off by an early close could have): only these open noise shares.
+  // Excluded parties with a deviation the board attests (some blame of theirs has an attested()
+  // offence, not only a missing or late message, which an honest party cut off by an early close
+  // could have): only these open noise shares.
   std::set<std::uint32_t> attested;
 };
 

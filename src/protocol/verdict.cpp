@@ -53,7 +53,9 @@ HiddenNoise check_hidden(const View& v) {
       sampling::HiddenVerdict verdict =
           sampling::verify_hidden_log(hp, members, it->second, keys ? &*keys : nullptr);
       if (!keys && verdict.keys) keys = std::move(verdict.keys);
-      for (const auto& m : verdict.misplaced) h.misplaced.emplace(m.sender, "hidden-noise committee, " + where + ": " + m.why);
+      for (const auto& m : verdict.misplaced) {
+        h.misplaced.emplace(m.sender, Blame{Offence::misplaced, "hidden-noise committee, " + where + ": " + m.why});
+      }
       if (verdict.ok) {
         for (std::uint32_t s = 0; s < 2; ++s) {
           const std::uint32_t j = 2 * call + s;
@@ -66,9 +68,8 @@ HiddenNoise check_hidden(const View& v) {
       }
       if (verdict.blame) {
         const auto who = static_cast<std::uint32_t>(verdict.blame->member);
-        if (verdict.blame->missing) h.blamed_missing.insert(who);
-        h.blamed.emplace(who, std::string("hidden-noise committee, ") + where + ", " +
-                                  sampling::step_name(verdict.blame->step) + ": " + verdict.blame->why);
+        h.blamed.emplace(who, Blame{verdict.blame->missing ? Offence::committee_missing : Offence::committee,
+                                    where + ", " + sampling::step_name(verdict.blame->step) + ": " + verdict.blame->why});
       }
       sampling::drop_blamed(members, verdict.blame);  // no blame: the same members again
     }
@@ -77,8 +78,9 @@ HiddenNoise check_hidden(const View& v) {
   for (const auto& [key, log] : v.committee_log) {
     if (taken.count(key)) continue;
     for (const auto& m : log) {
-      h.misplaced.emplace(m.member, "hidden-noise committee: a message of call " + std::to_string(key.first) + ", attempt " +
-                                        std::to_string(key.second) + ", which the committee never ran");
+      h.misplaced.emplace(m.member, Blame{Offence::misplaced, "hidden-noise committee: a message of call " +
+                                                                  std::to_string(key.first) + ", attempt " +
+                                                                  std::to_string(key.second) + ", which the committee never ran"});
     }
   }
   h.complete = true;
@@ -266,7 +268,7 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
       continue;
     }
     if (!v.seed_commits.count(group[i])) {
-      out[i].noise = "noise proof without committed seeds";
+      out[i].noise = "no committed seeds";
       continue;
     }
     at.push_back(i);
@@ -295,7 +297,7 @@ void check_group(const View& v, const Key32& y, std::span<const std::uint32_t> g
     const std::vector<Point> combined = combined_commitments(m, p);
     Transcript t = party_transcript(v.sid, u, "output");
     if (!verify_output(t, *gens, OutputStatement{pairwise_sum(m), combined, mk->second.xhat}, mk->second.proof)) {
-      out[i].output = "masked value inconsistent with its commitments (output proof rejected)";
+      out[i].output = "masked value inconsistent with its commitments";
     }
   });
 }
@@ -358,15 +360,17 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   Verdict out;
   const Key32 y = view_randomness(v);
   const std::map<std::uint32_t, ProofChecks> proofs = check_all_proofs(v, y, cache);
-  // missing: excluded for a message that is not on the board in time (an honest party that a
-  // round closed early cut off looks the same), not for anything it posted.
-  auto blame = [&](std::uint32_t u, const std::string& why, bool missing = false) {
-    out.bad.emplace(u, why);
-    if (!missing) out.attested.insert(u);
+  // The first blame of a party is its reason; any attested one (attested(): not only a message
+  // missing at a close, which an honest party cut off by an early close shows too) counts.
+  auto blame = [&](std::uint32_t u, Offence offence, std::string detail = {}) {
+    out.bad.emplace(u, Blame{offence, std::move(detail)});
+    if (attested(offence)) out.attested.insert(u);
   };
-  auto name = [&](std::uint32_t u, const std::string& why) { out.named.emplace(u, why); };
-  for (const auto& [u, why] : v.malformed) blame(u, "malformed message: " + why);
-  for (const auto& [u, why] : v.misplaced) name(u, why);
+  auto name = [&](std::uint32_t u, Offence offence, std::string detail) {
+    out.named.emplace(u, Blame{offence, std::move(detail)});
+  };
+  for (const auto& [u, b] : v.malformed) blame(u, b.offence, b.detail);
+  for (const auto& [u, b] : v.misplaced) out.named.emplace(u, b);
   out.checks.push_back({"entries in their own rounds", v.misplaced.empty() ? CheckStatus::pass : CheckStatus::fail,
                         v.misplaced.empty() ? std::to_string(v.late) + " late entries of closed rounds ignored"
                                             : std::to_string(v.misplaced.size()) + " parties posted entries outside their "
@@ -375,7 +379,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
 
   // The joint randomness: every party that may take part commits and reveals; an attempt that
   // lost a reveal restarted without the withholders (settle_attempt).
-  for (const auto& [u, why] : v.randomness_out) blame(u, why, true);
+  for (const auto& [u, b] : v.randomness_out) blame(u, b.offence, b.detail);
   {
     const std::size_t shares = opened_shares(v).size();
     std::string detail = std::to_string(shares) + "/" + std::to_string(p.parties) + " parties' shares, attempt " +
@@ -392,7 +396,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   for (std::uint32_t u = 0; u < p.parties; ++u) {
     for (auto w : g.neighbours(u)) {
       if (w > u && !v.edge_seeds.count({u, w})) {
-        blame(u, "no sealed seed for the edge to " + std::to_string(w) + " before round 4 closed (dropped out or late)", true);
+        blame(u, Offence::seed_missing, "edge to " + std::to_string(w) + ", round 4 closed without it (dropped out or late)");
         ++seed_fail;
       }
     }
@@ -409,8 +413,9 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
     const Edge e{c.lo, c.hi};
     auto s = v.edge_seeds.find(e);
     if (s == v.edge_seeds.end() || edge_seed_commitment(v.sid, c.lo, c.hi, c.seed) != s->second.seed_commitment) {
-      if (cm.round == kRoundCancelComplaint) blame(cm.sender, "revealed a seed that does not open the edge's commitment");
-      else name(cm.sender, "revealed a seed that does not open the edge's commitment (recovery round)");
+      const std::string edge = "edge {" + std::to_string(c.lo) + ", " + std::to_string(c.hi) + "}";
+      if (cm.round == kRoundCancelComplaint) blame(cm.sender, Offence::false_seed, edge + ", round 7");
+      else name(cm.sender, Offence::false_seed, edge + ", recovery round");
       continue;
     }
     if (!opened.count(e)) opened.emplace(e, derive_edge_noise(c.seed, v.sid, c.lo, c.hi, p));
@@ -420,7 +425,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   std::size_t graph_fail = 0;
   for (const auto& [u, m] : v.commits) {
     if (effective_neighbours(g, dropped, u) != m.neighbours) {
-      blame(u, "commitments name neighbours other than the graph's");
+      blame(u, Offence::neighbours);
       ++graph_fail;
     }
   }
@@ -430,7 +435,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   std::size_t range_fail = 0;
   for (const auto& [u, c] : proofs) {
     if (c.range) {
-      blame(u, *c.range);
+      blame(u, Offence::range, *c.range);
       ++range_fail;
     }
   }
@@ -455,17 +460,14 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
       if (edge_cancels(mu, i, mw->second, *k)) continue;
       ++cancel_fail;
       auto z = opened.find({u, w});
+      const std::string edge = "edge {" + std::to_string(u) + ", " + std::to_string(w) + "}";
       if (z == opened.end()) {
-        blame(u, "pairwise term with " + std::to_string(w) + " does not cancel and no seed was revealed", true);
-        blame(w, "pairwise term with " + std::to_string(u) + " does not cancel and no seed was revealed", true);
+        blame(u, Offence::unsettled, edge);
+        blame(w, Offence::unsettled, edge);
         continue;
       }
-      if (!terms_follow(mu, i, u, w, z->second, *gens)) {
-        blame(u, "pairwise term with " + std::to_string(w) + " does not follow from the revealed edge seed");
-      }
-      if (!terms_follow(mw->second, *k, w, u, z->second, *gens)) {
-        blame(w, "pairwise term with " + std::to_string(u) + " does not follow from the revealed edge seed");
-      }
+      if (!terms_follow(mu, i, u, w, z->second, *gens)) blame(u, Offence::cancel, edge);
+      if (!terms_follow(mw->second, *k, w, u, z->second, *gens)) blame(w, Offence::cancel, edge);
     }
   }
   out.checks.push_back({"pairwise cancellation", cancel_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
@@ -476,7 +478,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   std::size_t noise_fail = 0;
   for (const auto& [u, c] : proofs) {
     if (c.noise) {
-      blame(u, *c.noise);
+      blame(u, Offence::noise, *c.noise);
       ++noise_fail;
     }
   }
@@ -491,8 +493,8 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
     // commitment (members) or the identity (everyone else).
     out.hidden = cached_hidden(v, y, cache);
     const HiddenNoise& h = *out.hidden;
-    for (const auto& [u, why] : h.blamed) blame(u, why, h.blamed_missing.count(u) > 0);
-    for (const auto& [u, why] : h.misplaced) name(u, why);
+    for (const auto& [u, b] : h.blamed) blame(u, b.offence, b.detail);
+    for (const auto& [u, b] : h.misplaced) out.named.emplace(u, b);
     std::string detail = "committee of " + std::to_string(h.committee.size()) + ", " + std::to_string(h.attempts) +
                          " attempt(s), " + std::to_string(h.messages) + " messages, " +
                          std::to_string(v.committee_bytes) + " bytes; Box–Muller, " +
@@ -512,10 +514,8 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
           auto e = h.expected[j].find(u);
           const Point want = e == h.expected[j].end() ? Point::identity() : e->second;
           if (m.noise[j] != want) {
-            blame(u, e == h.expected[j].end() ? "noise commitment in coordinate " + std::to_string(j) +
-                                                    " although not holding a share of the hidden noise"
-                                              : "noise commitment in coordinate " + std::to_string(j) +
-                                                    " is not its share of the hidden noise");
+            blame(u, Offence::noise_share,
+                  "coordinate " + std::to_string(j) + (e == h.expected[j].end() ? ", where it holds none" : ""));
             ++share_fail;
             break;
           }
@@ -533,20 +533,20 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   for (const auto& [u, m] : v.masked) {
     auto c = proofs.find(u);
     if (c == proofs.end()) {
-      blame(u, "masked value without commitments");
+      blame(u, Offence::output, "masked value without commitments");
       ++out_fail;
       continue;
     }
     if (c->second.output) {
-      blame(u, *c->second.output);
+      blame(u, Offence::output, *c->second.output);
       ++out_fail;
     }
   }
   out.checks.push_back({"output correctness proofs", out_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
                         std::to_string(v.masked.size() - out_fail) + "/" + std::to_string(v.masked.size()) + " valid"});
   for (std::uint32_t u = 0; u < p.parties; ++u) {
-    if (!v.commits.count(u)) blame(u, std::string(kDroppedOutReason), true);
-    else if (!v.masked.count(u)) blame(u, std::string(kNoMaskedReason), true);
+    if (!v.commits.count(u)) blame(u, Offence::dropout);
+    else if (!v.masked.count(u)) blame(u, Offence::no_masked);
   }
 
   // Counted parties, and removal of their pairwise terms with excluded neighbours (round 9,
@@ -570,7 +570,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
       for (const auto& [h, c] : out.hidden->expected[j]) {
         if (counted.count(h) || out.attested.count(h)) continue;
         out.withheld = "committee member " + std::to_string(h) + " is excluded only for a missing or late message (" +
-                       out.bad.at(h) + "): it may be an honest member cut off, so it must not open its share of the "
+                       out.bad.at(h).text() + "): it may be an honest member cut off, so it must not open its share of the "
                        "hidden noise, and no result is released";
         break;
       }
@@ -578,7 +578,7 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   }
   for (const auto& [w, why] : out.bad) {
     if (v.any_masked.count(w) && !v.masked.count(w) && out.withheld.empty()) {
-      out.withheld = "party " + std::to_string(w) + " is excluded (" + why +
+      out.withheld = "party " + std::to_string(w) + " is excluded (" + why.text() +
                      ") but a masked value of it is on the board after its round closed: revealing its pairwise seeds "
                      "would make its input computable, so none is revealed and no result is released";
     }
@@ -607,7 +607,8 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
         const CommitMessage& mu = v.commits.at(u);
         auto slot = slot_of(mu, w);
         if (slot && !terms_follow(mu, *slot, u, w, z->second, *gens)) {
-          name(u, "pairwise term with excluded party " + std::to_string(w) + " does not follow from the revealed edge seed");
+          name(u, Offence::cancel, "edge {" + std::to_string(std::min(u, w)) + ", " + std::to_string(std::max(u, w)) +
+                                       "} to excluded party " + std::to_string(w));
           out.withheld = "party " + std::to_string(u) + "'s pairwise term with excluded party " + std::to_string(w) +
                          " does not follow from the revealed seed: no result";
         }
@@ -682,9 +683,9 @@ std::string masked_refusal(const View& v, const Graph& g, const Verdict& verdict
   if (v.closed.count(kRoundMasked)) return "round 8 was closed before this party posted its masked value";
   auto excluded = [&](std::uint32_t w) {
     auto it = verdict.bad.find(w);
-    return it != verdict.bad.end() && it->second != kNoMaskedReason;
+    return it != verdict.bad.end() && it->second.offence != Offence::no_masked;
   };
-  if (excluded(u)) return "excluded before round 8: " + verdict.bad.at(u);
+  if (excluded(u)) return "excluded before round 8: " + verdict.bad.at(u).text();
   if (!v.randomness_failed.empty()) return v.randomness_failed;
   for (auto w : effective_neighbours(g, verdict.dropped, u)) {
     if (!excluded(w) && !verdict.revealed.count(edge_of(u, w))) return {};

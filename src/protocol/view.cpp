@@ -150,17 +150,17 @@ void settle_attempt(View& v, std::uint32_t a) {
   for (std::uint32_t u : at.live) {
     auto c = at.commits.find(u);
     if (c == at.commits.end()) {
-      v.randomness_out.emplace(u, "no randomness commitment before round " + std::to_string(commit_round_of(a)) +
-                                      " closed (dropped out or late)");
+      v.randomness_out.emplace(u, Blame{Offence::randomness_missing, "round " + std::to_string(commit_round_of(a)) +
+                                                                         " closed without it (dropped out or late)"});
       continue;
     }
     auto s = at.reveals.find(u);
     if (s == at.reveals.end()) {
       withheld.push_back(u);
-      v.randomness_out.emplace(u, "no randomness reveal before round " + round + " closed (withheld or late)");
+      v.randomness_out.emplace(u, Blame{Offence::reveal_withheld, "round " + round + " closed without it (withheld or late)"});
     } else if (randomness_commitment(v.sid, a, u, s->second) != c->second) {
       withheld.push_back(u);
-      v.randomness_out.emplace(u, "randomness reveal does not open its commitment (round " + round + ")");
+      v.randomness_out.emplace(u, Blame{Offence::false_randomness, "round " + round});
     } else {
       revealed.insert(u);
     }
@@ -308,19 +308,21 @@ bulletin::Status ViewReader::ingest(std::span<const std::uint8_t> raw) {
     const std::uint32_t r = en.round;
     // Malformed: excluded for in rounds 2–8 and 11; named only elsewhere.
     auto bad = [&](const char* what) {
-      const std::string text = std::string(what) + ": " + why;
       // Only rounds 2–8 (and the committee's) decide exclusions. A restart round may be open
       // long after the session ended (when no restart happened), and a marker decides nothing:
       // what is malformed there names its sender only.
       if (r == kRoundRecovery || is_restart_round(r) || en.type == MessageType::round_cosignature) {
-        v.misplaced.emplace(u, "malformed message in round " + std::to_string(r) + ": " + text);
+        v.misplaced.emplace(u, Blame{Offence::malformed, std::string(what) + " in round " + std::to_string(r) + ": " + why});
       } else {
-        v.malformed.emplace(u, text);
+        v.malformed.emplace(u, Blame{Offence::malformed, std::string(what) + ": " + why});
       }
     };
     // Each type is read only in its own round; anything else is ignored and its sender named.
     auto in_round = [&](bool ok, const char* what) {
-      if (!ok) v.misplaced.emplace(u, std::string(what) + " labelled round " + std::to_string(r) + ", outside its round");
+      if (!ok) {
+        v.misplaced.emplace(u, Blame{Offence::misplaced, std::string(what) + " labelled round " + std::to_string(r) +
+                                                             ", outside its round"});
+      }
       return ok;
     };
     // Rounds in which parties post nothing (setup, result, the committee's without hidden noise,
@@ -412,8 +414,9 @@ bulletin::Status ViewReader::ingest(std::span<const std::uint8_t> raw) {
         // Only the committee's members post here: anyone else's entry is ignored and names its
         // sender, before its payload is looked at (docs/protocol.md § Hidden noise).
         if (!v.committee.count(u)) {
-          v.misplaced.emplace(u, v.final_attempt ? "committee message from a party not on the committee"
-                                                 : "committee message before the joint randomness drew the committee");
+          v.misplaced.emplace(u, Blame{Offence::misplaced, v.final_attempt
+                                                               ? "committee message from a party not on the committee"
+                                                               : "committee message before the joint randomness drew the committee"});
           break;
         }
         if (auto m = CommitteeMessage::decode(payload, &why); m && m->message.member == u) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -225,6 +226,7 @@ std::pair<nlohmann::json, nlohmann::json> run_and_audit(const TempDir& d, const 
   for (const auto& [party, why] : j.at("excluded").items()) {
     if (j.at("simulated").contains(party)) continue;
     CHECK(why.get<std::string>().find("no masked value") != std::string::npos);
+    CHECK(j.at("excluded_offences").at(party) == "no-masked-value");
     ++kept_back;
   }
   CHECK(j.at("excluded").size() == deviating + kept_back);
@@ -233,6 +235,7 @@ std::pair<nlohmann::json, nlohmann::json> run_and_audit(const TempDir& d, const 
   auto ja = nlohmann::json::parse(a.out);
   CHECK(ja.at("excluded").size() == deviating + kept_back);
   for (const auto& [party, kind] : j.at("simulated").items()) CHECK(ja.at("excluded").contains(party));
+  CHECK(ja.at("excluded_offences") == j.at("excluded_offences"));
   CHECK(ja.at("estimate") == j.at("estimate"));
   return {j, ja};
 }
@@ -262,8 +265,15 @@ TEST_CASE("gopa run: forged domain and noise proofs are excluded and named; the 
   for (const auto& [party, kind] : j.at("simulated").items()) {
     REQUIRE(j.at("excluded").contains(party));
     const std::string why = j.at("excluded").at(party).get<std::string>();
-    if (kind == "forge") CHECK(why.find("input outside the domain [0, M]") != std::string::npos);
-    if (kind == "seed") CHECK(why.find("noise not sampled from its committed seeds") != std::string::npos);
+    const std::string offence = j.at("excluded_offences").at(party).get<std::string>();
+    if (kind == "forge") {
+      CHECK(offence == "range");
+      CHECK(why.find("input outside the domain [0, M]") != std::string::npos);
+    }
+    if (kind == "seed") {
+      CHECK(offence == "noise");
+      CHECK(why.find("noise not sampled from its committed seeds") != std::string::npos);
+    }
   }
   CHECK(j.at("input_max") == 1.0);
   for (double e : j.at("estimate").get<std::vector<double>>()) CHECK(std::fabs(e - 0.5) < 0.5);
@@ -607,18 +617,19 @@ TEST_CASE("Across processes over HTTP: a gopa party --cheat KIND is excluded for
   // hidden noise).
   struct Case {
     const char* kind;
-    const char* reason;  // the cheater's exclusion, as the coordinator and the auditor give it
+    const char* offence;  // the cheater's exclusion, as the coordinator and the auditor give it
+    const char* reason;   // in its text
   };
-  for (const Case& c : {Case{"range", "input outside the domain [0, M]"},
-                        Case{"forge", "input outside the domain [0, M]"},
-                        Case{"seed", "noise not sampled from its committed seeds"},
-                        Case{"noise", "noise not sampled from its committed seeds"},
-                        Case{"cancel", "does not follow from the revealed edge seed"},
-                        Case{"output", "output proof rejected"},
-                        Case{"replay", "output proof rejected"},
-                        Case{"signature", "no masked value"},  // the board refused it
-                        Case{"missing", "no masked value"},
-                        Case{"withhold", "no randomness reveal"}}) {
+  for (const Case& c : {Case{"range", "range", "input outside the domain [0, M]"},
+                        Case{"forge", "range", "input outside the domain [0, M]"},
+                        Case{"seed", "noise", "noise not sampled from its committed seeds"},
+                        Case{"noise", "noise", "noise not sampled from its committed seeds"},
+                        Case{"cancel", "cancel", "does not follow from the revealed edge seed"},
+                        Case{"output", "output", "inconsistent with its commitments"},
+                        Case{"replay", "output", "inconsistent with its commitments"},
+                        Case{"signature", "no-masked-value", "no masked value"},  // the board refused it
+                        Case{"missing", "no-masked-value", "no masked value"},
+                        Case{"withhold", "withheld-reveal", "no randomness reveal"}}) {
     INFO("cheat " << c.kind);
     TempDir d;
     const int bad = 3;
@@ -628,6 +639,7 @@ TEST_CASE("Across processes over HTTP: a gopa party --cheat KIND is excluded for
     for (const auto* j : {&s.coordinator, &s.audit}) {
       REQUIRE(j->at("excluded").contains("3"));
       CHECK(j->at("excluded").at("3").get<std::string>().find(c.reason) != std::string::npos);
+      CHECK(j->at("excluded_offences").at("3") == c.offence);
     }
     check_honest_served(d, s, 5, bad);
   }
@@ -681,6 +693,7 @@ TEST_CASE("Across processes over HTTP: hidden noise with a cheating or a stalled
     for (const auto* j : {&s.coordinator, &s.audit}) {
       REQUIRE(j->at("excluded").contains("1"));
       CHECK(j->at("excluded").at("1").get<std::string>().find("mul-opening") != std::string::npos);
+      CHECK(j->at("excluded_offences").at("1") == "committee");
     }
     CHECK(s.coordinator.at("counted") == 2);
     check_honest_served(d, s, 3, 1);
@@ -694,6 +707,7 @@ TEST_CASE("Across processes over HTTP: hidden noise with a cheating or a stalled
     for (const auto* j : {&s.coordinator, &s.audit}) {
       REQUIRE(j->at("excluded").contains("2"));
       CHECK(j->at("excluded").at("2").get<std::string>().find("missing") != std::string::npos);
+      CHECK(j->at("excluded_offences").at("2") == "committee-missing");
     }
     CHECK(s.coordinator.at("counted") == 2);
     check_honest_served(d, s, 2, -1);
@@ -1079,6 +1093,7 @@ TEST_CASE("Exit codes: the same cause gives the same code in every subcommand", 
   CHECK(code("audit --board drop.db") == 0);
   auto dropped = nlohmann::json::parse(gopa("audit --board drop.db --json", d.path).out);
   CHECK(dropped.at("excluded").size() == 1);  // still named, with its reason
+  for (const auto& [party, offence] : dropped.at("excluded_offences").items()) CHECK(offence == "dropout");
   // 1: a cheater, in run and audit.
   CHECK(code("run --parties 6 --cheat output:1 --sigma-eta 0.01 --sigma-delta 20 --neighbors 2 --board cheat.db") == 1);
   CHECK(code("audit --board cheat.db") == 1);
@@ -1177,6 +1192,7 @@ TEST_CASE("gopa run --input-domain l2-ball: signed CSV rows in the ball, the cla
   const auto [jc, ja] = run_and_audit(d, "--input-domain l2-ball --parties 12 --dim 4 --cheat range:1", "c.db", 1);
   for (const auto& [party, why] : jc.at("excluded").items()) {
     CHECK(why.get<std::string>().find("input outside the L2 ball of radius C = 1") != std::string::npos);
+    CHECK(jc.at("excluded_offences").at(party) == "range");
   }
   CHECK(jc.at("privacy_claim").at("sensitivity") == 2.0);
   CHECK(jc.at("privacy_claim").at("certified") == true);
@@ -1194,6 +1210,7 @@ TEST_CASE("gopa run --cheat withhold: the randomness restarts without the withho
   for (const auto& [party, kind] : j.at("simulated").items()) {
     REQUIRE(j.at("excluded").contains(party));
     CHECK(j.at("excluded").at(party).get<std::string>().find("no randomness reveal") != std::string::npos);
+    CHECK(j.at("excluded_offences").at(party) == "withheld-reveal");
   }
   CHECK(j.at("estimate").size() == 1);
   // One withholder more than --randomness-restarts allows: no result, nobody honest named.
@@ -1249,6 +1266,20 @@ void check_report(const nlohmann::json& j, const std::string& schema) {
       CHECK(u.find_first_not_of("0123456789") == std::string::npos);
       CHECK(why.is_string());
     }
+    // Beside each, the same parties' offence tokens (docs/protocol.md § Blame).
+    static const std::set<std::string> tokens = {
+        "malformed", "misplaced", "no-randomness-commit", "withheld-reveal", "false-randomness-reveal",
+        "no-sealed-seed", "false-seed-reveal", "neighbours", "range", "unsettled", "cancel", "noise", "noise-share",
+        "committee", "committee-missing", "output", "dropout", "no-masked-value"};
+    const std::string offences = std::string(parties) + "_offences";
+    REQUIRE(j.contains(offences));
+    REQUIRE(j.at(offences).is_object());
+    CHECK(j.at(offences).size() == j.at(parties).size());
+    for (const auto& [u, offence] : j.at(offences).items()) {
+      CHECK(j.at(parties).contains(u));
+      REQUIRE(offence.is_string());
+      CHECK(tokens.count(offence.get<std::string>()) == 1);
+    }
   }
   if (j.contains("privacy_claim")) {
     const auto& c = j.at("privacy_claim");
@@ -1283,12 +1314,14 @@ TEST_CASE("Every --json report parses, names its schema and uses the shared name
                           1, "gopa-run/v1");
   CHECK(run.at("k") == 2);
   CHECK(run.at("excluded").size() == 1);
+  CHECK(run.at("excluded_offences").begin().value() == "output");
   CHECK(run.at("simulated").size() == 1);
   CHECK(run.at("privacy_claim").at("k") == 2);
   CHECK_FALSE(run.at("checks").empty());
   const auto audit = report("audit --board r.db --json", 1, "gopa-audit/v1");
   CHECK(audit.at("k") == 2);
   CHECK(audit.at("excluded") == run.at("excluded"));
+  CHECK(audit.at("excluded_offences") == run.at("excluded_offences"));
   CHECK(audit.at("named").empty());
   CHECK(audit.at("privacy_claim").at("sigma_eta") == run.at("sigma_eta"));
   const auto check = report("board check --board r.db --json", 0, "gopa-board-check/v1");

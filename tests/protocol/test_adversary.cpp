@@ -109,7 +109,7 @@ void check_promises(const Setup& s, const std::set<std::uint32_t>& bad, const Ou
   const RunReport& r = o.coordinated->value();
   for (const auto& c : o.audit.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
   INFO("withheld: " << r.withheld);
-  for (const auto& [u, why] : o.audit.misbehaving) INFO("audit: party " << u << ": " << why);
+  for (const auto& [u, why] : o.audit.misbehaving) INFO("audit: party " << u << ": " << why.text());
   for (auto u : o.audit.exposed) CHECK(bad.count(u) == 1);
   for (std::uint32_t u = 0; u < s.p.parties; ++u) {
     if (bad.count(u)) continue;
@@ -130,7 +130,7 @@ void check_promises(const Setup& s, const std::set<std::uint32_t>& bad, const Ou
     CHECK(po.estimate == r.estimate);
   }
   CHECK(o.audit.counted == r.counted);
-  for (const auto& [u, why] : r.excluded) CHECK_FALSE(why.empty());
+  for (const auto& [u, why] : r.excluded) CHECK_FALSE(why.text().empty());
   if (!r.withheld.empty()) {
     bool said = false;
     for (const auto& c : o.audit.checks) {
@@ -163,9 +163,10 @@ void check_promises(const Setup& s, const std::set<std::uint32_t>& bad, const Ou
 }
 
 // Hidden noise across party processes: runs sessions with party u deviating (run_with(u)) until u
-// is drawn into the committee of 3, then checks that it is excluded with `reason`, the four others
-// counted and the result released, and nobody honest blamed.
-void deviant_member(const Setup& s, const std::function<Outcome(std::uint32_t)>& run_with, const std::string& reason) {
+// is drawn into the committee of 3, then checks that it is excluded for `offence` (its detail
+// containing `detail`), the four others counted and the result released, and nobody honest blamed.
+void deviant_member(const Setup& s, const std::function<Outcome(std::uint32_t)>& run_with, Offence offence,
+                    const std::string& detail) {
   bool member = false;
   for (std::uint32_t u = 0; u < s.p.parties && !member; ++u) {
     const Outcome o = run_with(u);
@@ -177,7 +178,11 @@ void deviant_member(const Setup& s, const std::function<Outcome(std::uint32_t)>&
     INFO("deviating member " << u);
     check_promises(s, {u}, o);
     REQUIRE(r.excluded.count(u) == 1);
-    CHECK(r.excluded.at(u).find(reason) != std::string::npos);
+    INFO("excluded: " << r.excluded.at(u).text());
+    CHECK(r.excluded.at(u).offence == offence);
+    CHECK(r.excluded.at(u).detail.find(detail) != std::string::npos);
+    REQUIRE(o.audit.excluded.count(u) == 1);
+    CHECK(o.audit.excluded.at(u) == r.excluded.at(u));
     CHECK(r.counted.size() == 4);
     CHECK(r.withheld.empty());
   }
@@ -203,19 +208,20 @@ TEST_CASE("The cheat matrix across party processes: each cheater is excluded for
   // run_party among honest ones: the round logic is the one PartyRole of both drivers.
   struct Case {
     CheatKind kind;
-    const char* reason;  // what every reader gives as the cheater's exclusion
+    Offence offence;     // what every reader gives as the cheater's exclusion
+    const char* detail;  // in its detail
   };
   const Case cases[] = {
-      {CheatKind::range, "input outside the domain [0, M]"},
-      {CheatKind::forge, "input outside the domain [0, M]"},
-      {CheatKind::seed, "noise not sampled from its committed seeds"},
-      {CheatKind::noise, "noise not sampled from its committed seeds"},
-      {CheatKind::cancel, "does not follow from the revealed edge seed"},
-      {CheatKind::output, "output proof rejected"},
-      {CheatKind::replay, "output proof rejected"},
-      {CheatKind::signature, "no masked value"},  // the board refused it: nobody else saw it
-      {CheatKind::missing, "no masked value"},
-      {CheatKind::withhold, "no randomness reveal"},
+      {CheatKind::range, Offence::range, "input outside the domain [0, M]"},
+      {CheatKind::forge, Offence::range, "input outside the domain [0, M]"},
+      {CheatKind::seed, Offence::noise, "noise not sampled from its committed seeds"},
+      {CheatKind::noise, Offence::noise, "noise not sampled from its committed seeds"},
+      {CheatKind::cancel, Offence::cancel, "edge {"},
+      {CheatKind::output, Offence::output, "inconsistent with its commitments"},
+      {CheatKind::replay, Offence::output, "inconsistent with its commitments"},
+      {CheatKind::signature, Offence::no_masked, ""},  // the board refused it: nobody else saw it
+      {CheatKind::missing, Offence::no_masked, ""},
+      {CheatKind::withhold, Offence::reveal_withheld, "round 3 closed without it"},
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION("cheat " << cheat_name(c.kind)) {
@@ -226,9 +232,12 @@ TEST_CASE("The cheat matrix across party processes: each cheater is excluded for
       check_promises(s, {bad}, o);
       const RunReport& r = o.coordinated->value();
       REQUIRE(r.excluded.count(bad) == 1);
-      INFO("excluded: " << r.excluded.at(bad));
-      CHECK(r.excluded.at(bad).find(c.reason) != std::string::npos);
+      INFO("excluded: " << r.excluded.at(bad).text());
+      CHECK(r.excluded.at(bad).offence == c.offence);
+      CHECK(r.excluded.at(bad).detail.find(c.detail) != std::string::npos);
       CHECK(o.audit.misbehaving.count(bad) == 1);
+      REQUIRE(o.audit.excluded.count(bad) == 1);
+      CHECK(o.audit.excluded.at(bad) == r.excluded.at(bad));
       CHECK(r.counted.size() == 4);
       if (c.kind == CheatKind::withhold) CHECK(r.randomness_restarts == 1);
       // The cheater's own process ends without error: it played its deviation to the end.
@@ -277,10 +286,11 @@ TEST_CASE("Hidden noise across party processes: every committee member computes 
     const Deviate silent = [](const Entry& e) {
       return e.type == MessageType::committee ? std::vector<Entry>{} : std::vector<Entry>{e};
     };
-    deviant_member(s, [&](std::uint32_t u) { return run(s, {{u, silent}}); }, "missing");
+    deviant_member(s, [&](std::uint32_t u) { return run(s, {{u, silent}}); }, Offence::committee_missing, "call 0");
   }
   SECTION("a member that cheats is named by every member, the committee restarts without it") {
-    deviant_member(s, [&](std::uint32_t u) { return run(s, {}, {}, {}, {{u, CheatKind::committee}}); }, "mul-opening");
+    deviant_member(s, [&](std::uint32_t u) { return run(s, {}, {}, {}, {{u, CheatKind::committee}}); },
+                   Offence::committee, "mul-opening");
   }
 }
 
@@ -311,9 +321,12 @@ TEST_CASE("A withheld randomness reveal posted under a later round changes nothi
   check_promises(s, {bad}, o);
   const RunReport& r = o.coordinated->value();
   CHECK(r.counted.size() == 5);
-  CHECK(r.excluded.count(bad) == 1);
+  REQUIRE(r.excluded.count(bad) == 1);
+  CHECK(r.excluded.at(bad).offence == Offence::reveal_withheld);
   CHECK(r.randomness_restarts == 1);  // the withheld reveal restarted the randomness without `bad`
   CHECK(o.audit.misbehaving.count(bad) == 1);
+  REQUIRE(o.audit.named.count(bad) == 1);  // the reveal labelled round 40
+  CHECK(o.audit.named.at(bad).offence == Offence::misplaced);
   bool randomness_failed = false, misplaced_failed = false;
   for (const auto& c : o.audit.checks) {
     if (c.name == "randomness commit-reveal") randomness_failed = c.status == CheckStatus::fail;
@@ -348,6 +361,8 @@ TEST_CASE("Late complaints under a later round blame nobody honest", "[protocol]
   check_promises(s, {bad}, o);
   CHECK(o.coordinated->value().counted.size() == 6);  // everyone counted: nothing changed
   CHECK(o.audit.misbehaving.count(bad) == 1);         // named for the misplaced and false ones
+  REQUIRE(o.audit.named.count(bad) == 1);
+  CHECK(o.audit.named.at(bad).offence == Offence::misplaced);
 }
 
 TEST_CASE("A randomized malicious party never gets an honest party excluded or named",
@@ -490,7 +505,8 @@ TEST_CASE("A randomness commitment posted after the honest reveals changes nothi
   const RunReport& r = o.coordinated->value();
   CHECK(r.randomness_restarts == 0);
   REQUIRE(r.excluded.count(bad) == 1);
-  CHECK(r.excluded.at(bad).find("no randomness commitment") != std::string::npos);
+  CHECK(r.excluded.at(bad).offence == Offence::randomness_missing);
+  CHECK(r.excluded.at(bad).detail.find("round 2 closed without it") != std::string::npos);
   CHECK(r.counted.size() == 5);
 }
 

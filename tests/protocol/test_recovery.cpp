@@ -52,10 +52,12 @@ void check_nothing_honest_lost(const RunReport& r, const AuditReport& a) {
   for (const auto& [u, why] : r.named) CHECK(r.deviating.count(u) == 1);
   for (const auto& [u, why] : r.excluded) {
     if (r.deviating.count(u)) continue;
-    INFO("honest party " << u << " excluded: " << why);
-    const bool as_dropout = why.find("late") != std::string::npos || why.find("dropped out") != std::string::npos ||
-                            why.find("no masked value") != std::string::npos;
+    INFO("honest party " << u << " excluded: " << why.text());
+    const bool as_dropout = why.offence == Offence::randomness_missing || why.offence == Offence::reveal_withheld ||
+                            why.offence == Offence::seed_missing || why.offence == Offence::dropout ||
+                            why.offence == Offence::no_masked;
     CHECK(as_dropout);
+    CHECK_FALSE(attested(why.offence));
   }
   for (auto u : a.exposed) CHECK(r.deviating.count(u) == 1);
   const AuditCheck* exposure = find_check(a, "no party's input computable from the board");
@@ -90,7 +92,7 @@ TEST_CASE("Withheld randomness reveals restart the draw without the withholders,
       check_nothing_honest_lost(r, a);
       for (const auto& [u, kind] : r.deviating) {
         REQUIRE(r.excluded.count(u) == 1);
-        CHECK(r.excluded.at(u).find("no randomness reveal before round") != std::string::npos);
+        CHECK(r.excluded.at(u).offence == Offence::reveal_withheld);
       }
       if (withholders <= restarts) {
         // Each withheld reveal cost the colluders one party and bought one more draw.
@@ -160,11 +162,13 @@ TEST_CASE("A coordinator closing a round at the worst moment for one honest part
         if (rounds == std::set<std::uint32_t>{8}) {
           // Its masked value landed after the close: nothing is revealed, and no result.
           CHECK(r.withheld.find("after its round closed") != std::string::npos);
-          CHECK(r.excluded.count(victim) == 1);
+          REQUIRE(r.excluded.count(victim) == 1);
+          CHECK(r.excluded.at(victim).offence == Offence::no_masked);
         }
         if (rounds == std::set<std::uint32_t>{3}) {
           CHECK(r.randomness_restarts == 1);  // its late reveal restarted the draw without it
-          CHECK(r.excluded.count(victim) == 1);
+          REQUIRE(r.excluded.count(victim) == 1);
+          CHECK(r.excluded.at(victim).offence == Offence::reveal_withheld);
         }
       }
     }

@@ -205,7 +205,7 @@ void check_everyone_counted(const Restarted& t, std::uint32_t who) {
   REQUIRE(t.coordinated->ok());
   const RunReport& r = t.coordinated->value();
   INFO("withheld: " << r.withheld);
-  for (const auto& [u, why] : r.excluded) INFO("excluded " << u << ": " << why);
+  for (const auto& [u, why] : r.excluded) INFO("excluded " << u << ": " << why.text());
   CHECK(r.withheld.empty());
   CHECK(r.excluded.empty());
   CHECK(r.named.empty());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "gopa/bulletin/board.hpp"
@@ -121,21 +122,31 @@ RunReport run_and_check(std::map<CheatKind, std::uint32_t> cheats, std::uint32_t
   REQUIRE(r.deviating.size() == expected);
   // Nobody honest is blamed, every deviating party is.
   for (const auto& [u, why] : r.excluded) {
-    INFO("party " << u << " excluded: " << why);
+    INFO("party " << u << " excluded: " << why.text());
     CHECK(r.deviating.count(u) == 1);
   }
+  // The offence each deviation is excluded for, and what its detail says.
+  const std::map<std::string, std::pair<Offence, std::string>> blames = {
+      {"range", {Offence::range, "input outside the domain [0, M]"}},
+      {"forge", {Offence::range, "input outside the domain [0, M]"}},
+      {"seed", {Offence::noise, "noise not sampled from its committed seeds"}},
+      {"noise", {Offence::noise, "noise not sampled from its committed seeds"}},
+      {"cancel", {Offence::cancel, "edge {"}},
+      {"output", {Offence::output, "inconsistent with its commitments"}},
+      {"replay", {Offence::output, "inconsistent with its commitments"}},
+      {"signature", {Offence::no_masked, "the board refused it"}},
+      {"missing", {Offence::no_masked, ""}},
+      {"dropout", {Offence::dropout, ""}},
+  };
   for (const auto& [u, kind] : r.deviating) {
     INFO("party " << u << " deviated: " << kind);
     REQUIRE(r.excluded.count(u) == 1);
-    const std::string& why = r.excluded.at(u);
-    if (kind == "range" || kind == "forge") CHECK(why.find("input outside the domain [0, M]") != std::string::npos);
-    if (kind == "seed") CHECK(why.find("noise not sampled from its committed seeds") != std::string::npos);
-    if (kind == "noise") CHECK(why.find("noise not sampled from its committed seeds") != std::string::npos);
-    if (kind == "cancel") CHECK(why.find("does not follow from the revealed edge seed") != std::string::npos);
-    if (kind == "output" || kind == "replay") CHECK(why.find("output proof rejected") != std::string::npos);
-    if (kind == "signature") CHECK(why.find("refused by the board") != std::string::npos);
-    if (kind == "missing") CHECK(why.find("no masked value") != std::string::npos);
-    if (kind == "dropout") CHECK(why.find("dropped out") != std::string::npos);
+    const Blame& why = r.excluded.at(u);
+    INFO("excluded: " << why.text());
+    REQUIRE(blames.count(kind) == 1);
+    CHECK(why.offence == blames.at(kind).first);
+    CHECK(why.detail.find(blames.at(kind).second) != std::string::npos);
+    if (kind == "missing" || kind == "dropout") CHECK(why.detail.empty());
   }
   CHECK(r.counted.size() == 16 - expected);
   for (std::uint32_t j = 0; j < 2; ++j) {
@@ -180,8 +191,9 @@ TEST_CASE("Mixtures of cheats and drop-outs", "[protocol][run][cheat]") {
   // the session id, hence on the parameters' encoding).
   const std::map<CheatKind, std::uint32_t> mix = {{CheatKind::cancel, 3}, {CheatKind::replay, 1}, {CheatKind::signature, 1}};
   auto names_edge_to_dropout = [](const RunReport& r) {
-    return std::any_of(r.named.begin(), r.named.end(),
-                       [](const auto& e) { return e.second.find("with excluded party") != std::string::npos; });
+    return std::any_of(r.named.begin(), r.named.end(), [](const auto& e) {
+      return e.second.offence == Offence::cancel && e.second.detail.find("to excluded party") != std::string::npos;
+    });
   };
   bool layout_seen = false;
   for (std::uint64_t s = 42; s < 142 && !layout_seen; ++s) {
@@ -195,11 +207,11 @@ TEST_CASE("Mixtures of cheats and drop-outs", "[protocol][run][cheat]") {
     if (!names_edge_to_dropout(r)) continue;
     layout_seen = true;
     for (const auto& [u, why] : r.named) {
-      INFO("party " << u << " named: " << why);
+      INFO("party " << u << " named: " << why.text());
       CHECK(r.deviating.count(u) == 1);
     }
     for (const auto& [u, why] : r.excluded) {
-      INFO("party " << u << " excluded: " << why);
+      INFO("party " << u << " excluded: " << why.text());
       CHECK(r.deviating.count(u) == 1);
     }
     CHECK(r.withheld.find("does not follow from the revealed seed") != std::string::npos);
@@ -214,6 +226,39 @@ TEST_CASE("Mixtures of cheats and drop-outs", "[protocol][run][cheat]") {
   }
   CHECK(layout_seen);
   run_and_check({{CheatKind::noise, 2}, {CheatKind::output, 1}, {CheatKind::range, 1}}, 1, 43);
+}
+
+TEST_CASE("Every offence has its own name, which parses back, and a sentence", "[protocol][run][blame]") {
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < kOffences.size(); ++i) {
+    const Offence o = kOffences[i];
+    CHECK(static_cast<std::size_t>(o) == i);  // every value of the enum, in order
+    const std::string name = offence_name(o);
+    INFO(name);
+    CHECK_FALSE(name.empty());
+    CHECK(name != "?");
+    CHECK(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") == std::string::npos);
+    CHECK(names.insert(name).second);
+    CHECK(offence_from_name(name) == o);
+    const Blame bare{o, ""};
+    CHECK_FALSE(bare.text().empty());
+    CHECK(bare.text() != "?");
+    const Blame detailed{o, "round 7"};
+    CHECK(detailed.text() == bare.text() + ": round 7");
+  }
+  CHECK(static_cast<std::size_t>(Offence::no_masked) + 1 == kOffences.size());  // the last value
+  CHECK_FALSE(offence_from_name("").has_value());
+  CHECK_FALSE(offence_from_name("Range").has_value());
+  // Only offences for a message missing at a close are not attested by the board.
+  for (const Offence o : {Offence::randomness_missing, Offence::reveal_withheld, Offence::seed_missing, Offence::unsettled,
+                          Offence::committee_missing, Offence::dropout, Offence::no_masked}) {
+    CHECK_FALSE(attested(o));
+  }
+  for (const Offence o : {Offence::malformed, Offence::misplaced, Offence::false_randomness, Offence::false_seed,
+                          Offence::neighbours, Offence::range, Offence::cancel, Offence::noise, Offence::noise_share,
+                          Offence::committee, Offence::output}) {
+    CHECK(attested(o));
+  }
 }
 
 TEST_CASE("Cheat names parse", "[protocol][run]") {
@@ -496,7 +541,7 @@ TEST_CASE("Hidden noise end to end: the committee's shares carry η once, every 
   auto report = run_session(cfg, *board);
   REQUIRE(report.ok());
   const RunReport& r = report.value();
-  for (const auto& [u, why] : r.excluded) UNSCOPED_INFO("party " << u << " excluded: " << why);
+  for (const auto& [u, why] : r.excluded) UNSCOPED_INFO("party " << u << " excluded: " << why.text());
   CHECK(r.withheld.empty());
   CHECK(r.committee.size() == 3);
   CHECK(r.committee_attempts == 2);  // ⌈3/2⌉ calls, no abort
@@ -536,8 +581,13 @@ TEST_CASE("Hidden noise: a deviating committee member is named, the committee re
   for (const auto& [u, kind] : r.deviating) {
     INFO("party " << u << " (" << kind << ")");
     REQUIRE(r.excluded.count(u) == 1);
-    if (kind == "committee") CHECK(r.excluded.at(u).find("hidden-noise committee, call 0, attempt 0") != std::string::npos);
-    if (kind == "noise") CHECK(r.excluded.at(u).find("noise commitment") != std::string::npos);
+    const Blame& why = r.excluded.at(u);
+    INFO("excluded: " << why.text());
+    if (kind == "committee") {
+      CHECK(why.offence == Offence::committee);
+      CHECK(why.detail.rfind("call 0, attempt 0, ", 0) == 0);
+    }
+    if (kind == "noise") CHECK(why.offence == Offence::noise_share);
   }
   for (const auto& [u, why] : r.excluded) CHECK(r.deviating.count(u) == 1);
   CHECK(r.withheld.empty());
@@ -680,12 +730,13 @@ TEST_CASE("Hidden noise: a committee message out of place names only its sender,
       auto report = run_session(cfg, *board);
       REQUIRE(report.ok());
       const RunReport& r = report.value();
-      for (const auto& [u, why] : r.excluded) UNSCOPED_INFO("party " << u << " excluded: " << why);
-      for (const auto& [u, why] : r.named) UNSCOPED_INFO("party " << u << " named: " << why);
+      for (const auto& [u, why] : r.excluded) UNSCOPED_INFO("party " << u << " excluded: " << why.text());
+      for (const auto& [u, why] : r.named) UNSCOPED_INFO("party " << u << " named: " << why.text());
       CHECK(r.excluded.empty());
       CHECK(r.committee_attempts == 1);
       REQUIRE(r.named.size() == 1);
-      CHECK(r.named.count(sender) == 1);
+      REQUIRE(r.named.count(sender) == 1);
+      CHECK(r.named.at(sender).offence == Offence::misplaced);
       CHECK(r.withheld.empty());
       CHECK(r.counted.size() == 10);
       REQUIRE(r.estimate.size() == 1);
@@ -776,7 +827,8 @@ TEST_CASE("The L2 ball: a party with ‖x‖₂ > C, or a forged proof, is exclu
       CHECK(r.excluded.size() == 2);
       for (const auto& [u, why] : r.deviating) {
         REQUIRE(r.excluded.count(u) == 1);
-        CHECK(r.excluded.at(u).find("input outside the L2 ball of radius C = 10") != std::string::npos);
+        CHECK(r.excluded.at(u).offence == Offence::range);
+        CHECK(r.excluded.at(u).detail.find("input outside the L2 ball of radius C = 10") != std::string::npos);
       }
       CHECK(r.counted.size() == 8);
       for (std::uint32_t j = 0; j < 8; ++j) {
@@ -860,15 +912,16 @@ TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spli
   CHECK(r.counted == std::vector<std::uint32_t>{0, 3});
   REQUIRE(r.excluded.count(1) == 1);
   REQUIRE(r.excluded.count(2) == 1);
-  INFO(r.excluded.at(1));
-  INFO(r.excluded.at(2));
-  CHECK(r.excluded.at(1).find("malformed") == std::string::npos);  // withheld: missing, as a drop-out
-  CHECK(r.excluded.at(2).find("chunks of two different messages") != std::string::npos);
+  INFO(r.excluded.at(1).text());
+  INFO(r.excluded.at(2).text());
+  CHECK(r.excluded.at(1).offence == Offence::dropout);  // withheld: missing, as a drop-out
+  CHECK(r.excluded.at(2).offence == Offence::malformed);
+  CHECK(r.excluded.at(2).detail.find("chunks of two different messages") != std::string::npos);
   // Party 4 is a drop-out (no complete commitment before the close), neither malformed nor named.
   REQUIRE(r.excluded.count(4) == 1);
-  INFO(r.excluded.at(4));
-  CHECK(r.excluded.at(4).find("malformed") == std::string::npos);
-  CHECK(r.excluded.at(4).find("chunk") == std::string::npos);
+  INFO(r.excluded.at(4).text());
+  CHECK(r.excluded.at(4).offence == Offence::dropout);
+  CHECK(r.excluded.at(4).text().find("chunk") == std::string::npos);
   CHECK(r.named.count(4) == 0);
   REQUIRE(r.estimate.size() == 800);
   for (std::uint32_t j : {0U, 511U, 512U, 799U}) {
@@ -882,7 +935,8 @@ TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spli
   CHECK(a.misbehaving.count(0) == 0);
   CHECK(a.misbehaving.count(3) == 0);
   REQUIRE(a.excluded.count(4) == 1);
-  CHECK(a.excluded.at(4) == kDroppedOutReason);
+  CHECK(a.excluded.at(4).offence == Offence::dropout);
+  CHECK(a.excluded.at(4).text() == "no commitments published (dropped out)");
   CHECK(a.named.count(4) == 0);
   CHECK(std::find(a.exposed.begin(), a.exposed.end(), 4U) == a.exposed.end());
   CHECK(check_detail(a, "no party's input computable from the board").rfind("PASS", 0) == 0);

@@ -47,6 +47,7 @@
 
 #include "gopa/bulletin/audit.hpp"
 #include "gopa/bulletin/board.hpp"
+#include "gopa/protocol/blame.hpp"
 #include "gopa/protocol/messages.hpp"
 #include "gopa/protocol/requirements.hpp"
 #include "gopa/protocol/session.hpp"
@@ -119,8 +120,8 @@ struct PhaseTime {
 struct RunReport {
   Bytes32 session_id{};
   std::map<std::uint32_t, std::string> deviating;  // ground truth: party → cheat kind or "dropout"
-  std::map<std::uint32_t, std::string> excluded;   // the coordinator's verdict: party → reason
-  std::map<std::uint32_t, std::string> named;      // misbehaved without being excluded for it
+  std::map<std::uint32_t, Blame> excluded;         // the coordinator's verdict: party → offence
+  std::map<std::uint32_t, Blame> named;            // misbehaved without being excluded for it
   std::vector<std::uint32_t> counted;
   std::vector<double> estimate;  // the released average, per coordinate (real units)
   std::vector<PhaseTime> phases;
@@ -200,10 +201,10 @@ struct PartyOutcome {
   std::vector<double> estimate;  // the released average
   std::vector<std::uint32_t> counted;
   bool counted_me = false;
-  std::map<std::uint32_t, std::string> excluded;  // the result's excluded parties, with reasons
+  std::map<std::uint32_t, Blame> excluded;  // the result's excluded parties, with their offences
   // Parties that misbehaved without being excluded for it (entries outside their rounds,
   // offences inside recovery rounds: docs/protocol.md § Rounds).
-  std::map<std::uint32_t, std::string> named;
+  std::map<std::uint32_t, Blame> named;
   // Non-empty when the coordinator misbehaved: its result differs from this party's
   // recomputation over the board (then estimate and counted are the recomputation's), or some of
   // its entries were refused (a round closed out of order).
@@ -244,17 +245,15 @@ using bulletin::CheckStatus;
 using bulletin::check_status_name;
 using AuditCheck = bulletin::CheckResult;
 
-// The reason given for a party that published nothing from its commitments on: a drop-out, not
-// a deviation (the command line exits 0 when only such parties are missing).
-inline constexpr std::string_view kDroppedOutReason = "no commitments published (dropped out)";
-
 struct AuditReport {
   std::vector<AuditCheck> checks;
   // Party index → the first check it failed: the excluded parties, and those named without
-  // being excluded (entries outside their rounds, offences inside recovery rounds).
-  std::map<std::uint32_t, std::string> misbehaving;
-  std::map<std::uint32_t, std::string> excluded;  // the parties the recomputation leaves out, with reasons
-  std::map<std::uint32_t, std::string> named;     // misbehaved without being excluded for it
+  // being excluded (entries outside their rounds, offences inside recovery rounds; their detail
+  // ends "(not excluded for it)"). A drop-out (Offence::dropout) is excluded, not a deviation:
+  // the command line exits 0 when only such parties are missing.
+  std::map<std::uint32_t, Blame> misbehaving;
+  std::map<std::uint32_t, Blame> excluded;  // the parties the recomputation leaves out, with their offences
+  std::map<std::uint32_t, Blame> named;     // misbehaved without being excluded for it
   std::vector<double> estimate;                      // recomputed from the board
   std::vector<std::uint32_t> counted;
   std::optional<SessionParams> params;               // the session's posted parameters, once read
