@@ -114,27 +114,9 @@ class ByteReader {
     return a;
   }
   // A canonical ristretto255 encoding (RFC 9496); the identity after a failure.
-  Point point(const char* what = nullptr) {
-    const auto b = bytes(32, what);
-    if (!ok_) return Point::identity();
-    auto p = Point::decode(b);
-    if (!p) {
-      fail("invalid point encoding", what);
-      return Point::identity();
-    }
-    return *p;
-  }
+  Point point(const char* what = nullptr) { return canonical<Point>("invalid point encoding", what, Point::identity()); }
   // A canonical scalar (below ℓ); zero after a failure.
-  Scalar scalar(const char* what = nullptr) {
-    const auto b = bytes(32, what);
-    if (!ok_) return Scalar::zero();
-    auto s = Scalar::decode(b);
-    if (!s) {
-      fail("non-canonical scalar", what);
-      return Scalar::zero();
-    }
-    return *s;
-  }
+  Scalar scalar(const char* what = nullptr) { return canonical<Scalar>("non-canonical scalar", what, Scalar::zero()); }
 
   // Latches a failure found by the caller (a value out of range, a wrong version); returns false.
   bool fail(std::string_view why, const char* what = nullptr) {
@@ -163,6 +145,18 @@ class ByteReader {
   [[nodiscard]] bool done() const noexcept { return pos_ == in_.size(); }
 
  private:
+  // 32 bytes that T::decode (strict, never aborting) accepts; `fallback` after a failure.
+  template <class T>
+  T canonical(const char* why, const char* what, T fallback) {
+    const auto b = bytes(32, what);
+    if (!ok_) return fallback;
+    auto v = T::decode(b);
+    if (!v) {
+      fail(why, what);
+      return fallback;
+    }
+    return *v;
+  }
   std::uint64_t get(unsigned n, const char* what) {
     if (!need(n, what)) return 0;
     std::uint64_t v = 0;

@@ -2,6 +2,7 @@
 // directory, listening on 127.0.0.1 only). Where the server binaries are absent the test prints a
 // SKIP message and exits with code 77, which CTest reports as skipped — never as a pass.
 // As root (CI), the server runs as the `postgres` user through runuser, since initdb refuses root.
+// With the gopa executable, a hidden-noise session across processes runs on such a board too.
 #include <catch2/catch.hpp>
 
 #include <netinet/in.h>
@@ -13,11 +14,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <thread>
 
 #include "board_fixtures.hpp"
 #include "gopa/bulletin/audit.hpp"
+#include "nlohmann/json.hpp"
 
 using namespace gopa::bulletin;
 using gopa::test::label;
@@ -308,3 +312,63 @@ TEST_CASE("postgres: a cosignature stored through one server is served by the ot
   }
   CHECK(served);
 }
+
+#ifdef GOPA_BINARY
+TEST_CASE("postgres: hidden noise across processes on a PostgreSQL board; every member counted, the audit passes",
+          "[bulletin][postgres][hidden]") {
+  // gopa board serve on the PostgreSQL database, gopa coordinate --noise hidden and three gopa
+  // party processes, each a committee member with its own 2048-bit Paillier key; then gopa audit.
+  PgServer pg;
+  TempDir d;
+  const std::string g = std::string("'") + GOPA_BINARY + "'";
+  {
+    std::ofstream sh(d.file("session.sh"));
+    sh << "set -e\n"
+       << "for i in 0 1 2; do " << g << " keys --out k$i.json > /dev/null; done\n"
+       << "cat k0.json.pub k1.json.pub k2.json.pub > roster.jsonl\n"
+       << g << " board serve --db '" << pg.url() << "' --key-file board.key --state board.state --origin pg.test/gopa"
+       << " --listen 127.0.0.1:0 > serve.out 2> serve.err &\n"
+       << "SERVER=$!\n"
+       << "trap 'kill $SERVER 2>/dev/null || true' EXIT\n"
+       << "for t in $(seq 1 100); do grep -q '^vkey ' serve.out 2>/dev/null && break; sleep 0.1; done\n"
+       << "URL=$(sed -n 's/^serving //p' serve.out)\n"
+       << "VKEY=$(sed -n 's/^vkey //p' serve.out)\n"
+       << "PIDS=\"\"\n"
+       << "for i in 0 1 2; do\n"
+       << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input $((i + 1)) --json"
+       << " --epsilon 1e5 --delta 1e-3 --honest-fraction 1 > party$i.json 2> party$i.err &\n"
+       << "  PIDS=\"$PIDS $!\"\n"
+       << "done\n"
+       << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 3 --input-max 10"
+       << " --sigma-eta 0.05 --sigma-delta 20 --neighbors 2 --honest-fraction 1 --noise hidden --committee 3"
+       << " --sampler-precision 8 --round-timeout-ms 60000 --json > coordinator.json 2> coordinator.err\n"
+       << "for p in $PIDS; do wait $p; done\n"
+       << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json\n";
+  }
+  const int status = std::system(("cd '" + d.path().string() + "' && bash session.sh > session.log 2>&1").c_str());
+  auto slurp = [&](const char* name) {
+    std::ifstream in(d.file(name));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  INFO(slurp("session.log") << slurp("serve.err") << slurp("coordinator.err") << slurp("party0.err"));
+  REQUIRE(status == 0);
+  const auto jc = nlohmann::json::parse(slurp("coordinator.json"));
+  const auto ja = nlohmann::json::parse(slurp("audit.json"));
+  CHECK(jc.at("counted") == 3);
+  CHECK(jc.at("excluded").empty());
+  CHECK(ja.at("estimate") == jc.at("estimate"));
+  bool committee_checked = false;
+  for (const auto& c : ja.at("checks")) {
+    INFO(c.dump());
+    CHECK(c.at("status") == "PASS");
+    committee_checked = committee_checked || c.at("name").get<std::string>().find("hidden noise") != std::string::npos;
+  }
+  CHECK(committee_checked);
+  for (const char* p : {"party0.json", "party1.json", "party2.json"}) {
+    INFO(p);
+    CHECK(nlohmann::json::parse(slurp(p)).at("counted_me") == true);
+  }
+}
+#endif
