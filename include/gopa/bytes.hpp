@@ -147,7 +147,7 @@ class ByteReader {
  private:
   // 32 bytes that T::decode (strict, never aborting) accepts; `fallback` after a failure.
   template <class T>
-  T canonical(const char* why, const char* what, T fallback) {
+  T canonical(const char* why, const char* what, const T& fallback) {
     const auto b = bytes(32, what);
     if (!ok_) return fallback;
     auto v = T::decode(b);
