@@ -242,17 +242,14 @@ class Party {
     const auto ys = noise_public_parts(p, public_randomness, index_);
     std::vector<std::int64_t> samples;
     std::vector<SecretScalar> blinders;
-    std::optional<circuits::GaussianProof> noise;
-    if (auto dev = cheat_->noise_proof(sp, noise_seeds_)) {
-      testing::ScopedDeviation scope(dev->proof);
-      noise = circuits::prove_gaussian(sp, p.dim, dev->seeds, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock,
-                                       threads_);
-    } else {
-      noise = circuits::prove_gaussian(sp, p.dim, noise_seeds_, ys, samples, blinders, *rng_, circuits::kDefaultGaussianBlock,
-                                       threads_);
-    }
-    m.noise = std::move(noise->sample_commitments);
-    m.noise_proof = noise->proof.encode();
+    const std::optional<NoiseProofDeviation> dev = cheat_->noise_proof(sp, noise_seeds_);
+    std::optional<testing::ScopedDeviation> scope;
+    if (dev) scope.emplace(dev->proof);
+    auto noise = circuits::prove_gaussian(sp, p.dim, dev ? dev->seeds : noise_seeds_, ys, samples, blinders, *rng_,
+                                          circuits::kDefaultGaussianBlock, threads_);
+    scope.reset();
+    m.noise = std::move(noise.sample_commitments);
+    m.noise_proof = noise.proof.encode();
     if (const std::int64_t first = cheat_->first_sample(samples[0]); first != samples[0]) {
       samples[0] = first;  // committed in place of the sample, and X̂ kept consistent with it
       m.noise[0] = commit(SecretScalar(scalar_from_signed(samples[0])), blinders[0], *gens);

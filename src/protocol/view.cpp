@@ -559,9 +559,10 @@ std::map<std::uint32_t, Key32> opened_shares(const View& v) {
 Key32 view_randomness(const View& v) { return joint_randomness(v.sid, randomness_attempt(v), opened_shares(v)); }
 
 std::vector<std::uint32_t> committee_of(const View& v) {
+  const std::map<std::uint32_t, Key32> shares = opened_shares(v);
   std::vector<std::uint32_t> eligible;
-  for (const auto& [u, share] : opened_shares(v)) eligible.push_back(u);
-  return select_committee(v.setup->params, view_randomness(v), eligible);
+  for (const auto& [u, share] : shares) eligible.push_back(u);
+  return select_committee(v.setup->params, joint_randomness(v.sid, randomness_attempt(v), shares), eligible);
 }
 
 void say(const std::function<void(const std::string&)>& log, const std::string& line) {

@@ -609,8 +609,7 @@ class Committee {
         for (std::size_t i = 0; i < n; ++i) {
           Scalar s = sh_[k][vals[i]].declassify();
           if (cheat && i == 0) s += Scalar::one();
-          wire::Writer(items).scalar(s);
-          wire::Writer(items).scalar(bl_[k][vals[i]].declassify());
+          wire::Writer(items).scalar(s).scalar(bl_[k][vals[i]].declassify());
         }
         board_.post_list(k, kind, items, kOpeningBytes);
       }
@@ -1539,8 +1538,7 @@ class Committee {
       const auto& ids = tri[g.first + k];
       for (std::size_t x = 0; x < 3; ++x) {
         if (square && x == 1) continue;
-        wire::Writer(pl).scalar(sh_[i][ids[x]].declassify());
-        wire::Writer(pl).scalar(bl_[i][ids[x]].declassify());
+        wire::Writer(pl).scalar(sh_[i][ids[x]].declassify()).scalar(bl_[i][ids[x]].declassify());
       }
     }
     if (encrypts(square, i))

@@ -287,11 +287,9 @@ std::size_t BlockedBallProof::encoded_size(unsigned bits, std::size_t d) {
 std::vector<std::uint8_t> BlockedBallProof::encode() const {
   std::vector<std::uint8_t> out;
   out.reserve(encoded_size(bits, d));
-  wire::Writer(out).u8(kProofVersion);
-  wire::Writer(out).u8(kBlockedBallKind);
-  wire::Writer(out).u8(static_cast<std::uint8_t>(bits));
-  wire::Writer(out).u32(static_cast<std::uint32_t>(d));
-  for (const Point& s : partial) wire::Writer(out).point(s);
+  wire::Writer w(out);
+  w.u8(kProofVersion).u8(kBlockedBallKind).u8(static_cast<std::uint8_t>(bits)).u32(static_cast<std::uint32_t>(d));
+  for (const Point& s : partial) w.point(s);
   for (const CircuitProof& b : blocks) b.encode_body(out);
   slack.encode_body(out);
   return out;

@@ -68,17 +68,12 @@ LinComb operator-(LinComb a, const Scalar& k) {
 
 namespace {
 void put_lincomb(std::vector<std::uint8_t>& out, const LinComb& e) {
-  wire::Writer(out).u32(static_cast<std::uint32_t>(e.terms.size()));
-  for (const Term& t : e.terms) {
-    wire::Writer(out).u32(t.index);
-    wire::Writer(out).scalar(t.coeff);
-  }
-  wire::Writer(out).u32(static_cast<std::uint32_t>(e.public_terms.size()));
-  for (const Term& t : e.public_terms) {
-    wire::Writer(out).u32(t.index);
-    wire::Writer(out).scalar(t.coeff);
-  }
-  wire::Writer(out).scalar(e.constant);
+  wire::Writer w(out);
+  w.u32(static_cast<std::uint32_t>(e.terms.size()));
+  for (const Term& t : e.terms) w.u32(t.index).scalar(t.coeff);
+  w.u32(static_cast<std::uint32_t>(e.public_terms.size()));
+  for (const Term& t : e.public_terms) w.u32(t.index).scalar(t.coeff);
+  w.scalar(e.constant);
 }
 
 bool lincomb_ok(const LinComb& e, std::uint32_t nw, std::uint32_t np) {
@@ -111,11 +106,12 @@ SecretScalar eval_secret(const LinComb& e, std::span<const SecretScalar> w,
 
 std::vector<std::uint8_t> Circuit::encode() const {
   std::vector<std::uint8_t> out;
-  wire::Writer(out).u32(num_witness);
-  wire::Writer(out).u32(num_public);
-  wire::Writer(out).u32(static_cast<std::uint32_t>(gates.size()));
-  wire::Writer(out).u32(static_cast<std::uint32_t>(zero.size()));
-  wire::Writer(out).u32(static_cast<std::uint32_t>(bindings.size()));
+  wire::Writer(out)
+      .u32(num_witness)
+      .u32(num_public)
+      .u32(static_cast<std::uint32_t>(gates.size()))
+      .u32(static_cast<std::uint32_t>(zero.size()))
+      .u32(static_cast<std::uint32_t>(bindings.size()));
   for (const MulGate& g : gates) {
     put_lincomb(out, g.a);
     put_lincomb(out, g.b);
@@ -245,16 +241,13 @@ std::size_t CircuitProof::body_size(const Circuit& c) {
 }
 
 void CircuitProof::encode_body(std::vector<std::uint8_t>& out) const {
-  wire::Writer(out).point(p);
-  wire::Writer(out).scalar(fa);
-  wire::Writer(out).scalar(gb);
+  wire::Writer(out).point(p).scalar(fa).scalar(gb);
   inner.encode_to(out);
 }
 
 std::vector<std::uint8_t> CircuitProof::encode() const {
   std::vector<std::uint8_t> out;
-  wire::Writer(out).u8(kProofVersion);
-  wire::Writer(out).u8(static_cast<std::uint8_t>(ProofKind::kCircuit));
+  wire::Writer(out).u8(kProofVersion).u8(static_cast<std::uint8_t>(ProofKind::kCircuit));
   encode_body(out);
   return out;
 }

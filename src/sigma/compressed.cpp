@@ -72,9 +72,10 @@ FoldShape fold_shape(std::size_t n) noexcept {
 Point PointExpr::evaluate() const { return msm(scalars, points); }
 
 void CompressedProof::encode_to(std::vector<std::uint8_t>& out) const {
-  wire::Writer(out).point(a);
-  for (const Point& p : cross) wire::Writer(out).point(p);
-  for (const Scalar& s : final) wire::Writer(out).scalar(s);
+  wire::Writer w(out);
+  w.point(a);
+  for (const Point& p : cross) w.point(p);
+  for (const Scalar& s : final) w.scalar(s);
 }
 
 std::optional<CompressedProof> CompressedProof::decode(std::span<const std::uint8_t> in,
