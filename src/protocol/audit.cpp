@@ -27,10 +27,7 @@ AuditCheck exposure_check(const View& v, const Graph& g, const Verdict& verdict,
   const SessionParams& p = v.setup->params;
   std::set<Edge> public_edges;
   for (const auto& c : v.public_reveals) {
-    auto s = v.edge_seeds.find({c.lo, c.hi});
-    if (s != v.edge_seeds.end() && edge_seed_commitment(v.sid, c.lo, c.hi, c.seed) == s->second.seed_commitment) {
-      public_edges.insert({c.lo, c.hi});
-    }
+    if (revealed_secret(v, c)) public_edges.insert({c.lo, c.hi});
   }
   std::vector<std::uint32_t> parent(p.parties);
   for (std::uint32_t u = 0; u < p.parties; ++u) parent[u] = u;
@@ -106,7 +103,7 @@ AuditReport audit_session(bulletin::Board& board, const std::optional<Bytes32>& 
   if (!v.coordinator_problems.empty()) a.log_ok = false;
   const SessionParams& p = v.setup->params;
   a.params = p;
-  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
+  const Graph g = session_graph(v);
   Verdict verdict = judge(v, g, nullptr);
   a.checks.insert(a.checks.end(), verdict.checks.begin(), verdict.checks.end());
   a.excluded = verdict.bad;

@@ -32,7 +32,7 @@ bulletin::Result<std::optional<std::uint32_t>> CoordinatorRole::round_to_close(V
 
 bulletin::Result<Verdict> CoordinatorRole::release(const View& v, ProofCache* cache, RunReport& report) {
   const SessionParams& p = setup_.params;
-  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(v));
+  const Graph g = session_graph(v);
   Verdict verdict = judge(v, g, cache);
   report.counted = verdict.counted;
   report.excluded = verdict.bad;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numbers>
 
+#include "gopa/bulletin/merkle.hpp"
 #include "gopa/bytes.hpp"
 #include "gopa/check.hpp"
 
@@ -120,6 +121,40 @@ std::optional<Seed32> open_edge_seed(std::span<const std::uint8_t> sealed, const
     return std::nullopt;  // a box for another session or edge
   }
   return seed;
+}
+
+Bytes32 edge_round_key(const Seed32& seed, const Bytes32& base, std::uint32_t lo, std::uint32_t hi, std::uint32_t round) {
+  return sha256_parts({str("gopa/edge-round-key/v1"), base, le_bytes(lo), le_bytes(hi), le_bytes(round), seed});
+}
+
+namespace {
+bulletin::MerkleTree round_key_tree(const Seed32& seed, const Bytes32& base, std::uint32_t lo, std::uint32_t hi,
+                                    std::uint32_t rounds) {
+  GOPA_CHECK(rounds >= 1 && rounds <= SessionParams::kMaxChainRounds, "edge_key_root: 1 ≤ rounds ≤ kMaxChainRounds");
+  bulletin::MerkleTree t;
+  for (std::uint32_t r = 0; r < rounds; ++r) {
+    Bytes32 k = edge_round_key(seed, base, lo, hi, r);
+    t.append(bulletin::leaf_hash(k));
+    sodium_memzero(k.data(), k.size());
+  }
+  return t;
+}
+}  // namespace
+
+Bytes32 edge_key_root(const Seed32& seed, const Bytes32& base, std::uint32_t lo, std::uint32_t hi, std::uint32_t rounds) {
+  return round_key_tree(seed, base, lo, hi, rounds).root();
+}
+
+std::vector<Bytes32> edge_key_path(const Seed32& seed, const Bytes32& base, std::uint32_t lo, std::uint32_t hi,
+                                 std::uint32_t rounds, std::uint32_t round) {
+  GOPA_CHECK(round < rounds, "edge_key_path: round < rounds");
+  return round_key_tree(seed, base, lo, hi, rounds).inclusion_proof(round, rounds);
+}
+
+bool edge_key_opens(const Bytes32& root, std::uint32_t rounds, std::uint32_t round, const Bytes32& key,
+                    std::span<const Bytes32> path) {
+  if (rounds < 1 || rounds > SessionParams::kMaxChainRounds || round >= rounds || path.size() > kMaxKeyPath) return false;
+  return bulletin::verify_inclusion(bulletin::leaf_hash(key), round, rounds, path, root).ok();
 }
 
 EdgeNoise::~EdgeNoise() {

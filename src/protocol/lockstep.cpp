@@ -121,7 +121,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   SetupMessage setup{p, {}};
   std::vector<std::unique_ptr<Party>> made;
   for (std::uint32_t u = 0; u < p.parties; ++u) {
-    made.push_back(std::make_unique<Party>(u, cfg.seed, cfg.inputs[u]));
+    made.push_back(std::make_unique<Party>(u, cfg.key_seed.value_or(cfg.seed), cfg.seed, cfg.inputs[u]));
     made.back()->chunk_posts = cfg.chunk_posts;
     setup.roster.push_back(made.back()->roster_entry());
   }
@@ -239,7 +239,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
     if (!next) return next.error();
     if (!next.value()) break;
     const std::uint32_t r = *next.value();
-    if (r == kRoundCommittee || r == kRoundEdgeSeed) {
+    if (r == kRoundCommittee || r == kRoundEdgeSeed || (p.linked() && r == kRoundCommit)) {
       if (report.phases.size() == 1) phase_done("joint randomness");
     }
     if (r == kRoundCommittee) {
@@ -337,6 +337,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   if (auto final_view = reader.update(board)) {
     report.board_entries = final_view.value()->entries;
     report.board_bytes = final_view.value()->bytes;
+    report.seeds_exchanged = final_view.value()->closed.count(kRoundBoxComplaint) > 0;
   }
   return report;
 }

@@ -132,7 +132,11 @@ Bytes SetupHead::encode() const {
 std::optional<SetupHead> SetupHead::decode(std::span<const std::uint8_t> in, std::string* why) {
   Reader r(in, why);
   if (!r.version()) return std::nullopt;
-  const auto pbytes = r.bytes(SessionParams::kEncodedBytes, "session parameters");
+  // The parameters' length follows from their version byte (5: 72 bytes, 6: a chain's 112).
+  const std::size_t plen = !in.empty() && in.size() > 1 && in[1] == SessionParams::kChainVersion
+                               ? SessionParams::kChainEncodedBytes
+                               : SessionParams::kEncodedBytes;
+  const auto pbytes = r.bytes(plen, "session parameters");
   if (!r.ok()) return std::nullopt;
   std::string pwhy;
   auto params = SessionParams::decode(pbytes, &pwhy);
@@ -329,6 +333,10 @@ Bytes ComplaintMessage::encode() const {
   w.u32(lo);
   w.u32(hi);
   w.bytes(seed);
+  if (kind == ComplaintKind::key_reveal) {
+    w.u8(static_cast<std::uint8_t>(path.size()));
+    for (const Key32& h : path) w.bytes(h);
+  }
   return out;
 }
 
@@ -337,7 +345,7 @@ std::optional<ComplaintMessage> ComplaintMessage::decode(std::span<const std::ui
   if (!r.version()) return std::nullopt;
   ComplaintMessage m;
   const std::uint8_t k = r.u8("complaint kind");
-  if (r.ok() && k != 1 && k != 2) {
+  if (r.ok() && (k < 1 || k > 3)) {
     r.fail("unknown complaint kind");
     return std::nullopt;
   }
@@ -354,6 +362,14 @@ std::optional<ComplaintMessage> ComplaintMessage::decode(std::span<const std::ui
   if (m.kind == ComplaintKind::bad_box && std::any_of(m.seed.begin(), m.seed.end(), [](std::uint8_t b) { return b != 0; })) {
     r.fail("a bad-box complaint carries no seed");
     return std::nullopt;
+  }
+  if (m.kind == ComplaintKind::key_reveal) {
+    const std::uint8_t count = r.u8("path length");
+    if (r.ok() && count > 16) {
+      r.fail("a round key's path has at most 16 hashes");
+      return std::nullopt;
+    }
+    for (std::uint8_t i = 0; i < count && r.ok(); ++i) m.path.push_back(r.array<32>("path hash"));
   }
   return done(r, m);
 }

@@ -10,10 +10,11 @@ namespace gopa::protocol::detail {
 
 class Party {
  public:
-  Party(std::uint32_t index, std::uint64_t seed, std::vector<std::uint64_t> input)
+  // A simulated party: its keys from key_seed, its random stream from seed (run_session).
+  Party(std::uint32_t index, std::uint64_t key_seed, std::uint64_t seed, std::vector<std::uint64_t> input)
       : index_(index),
-        sign_(SigningKey::from_seed(derive_key(seed, "gopa/sim/sign", index))),
-        box_(BoxKey::from_seed(derive_key(seed, "gopa/sim/box", index))),
+        sign_(SigningKey::from_seed(derive_key(key_seed, "gopa/sim/sign", index))),
+        box_(BoxKey::from_seed(derive_key(key_seed, "gopa/sim/box", index))),
         rng_(std::make_unique<DeterministicRng>(derive_key(seed, "gopa/sim/rng", index))),
         input_(std::move(input)) {}
   // A party of its own process (run_party): every secret it draws comes from `secrets`, derived
@@ -140,10 +141,9 @@ class Party {
     GOPA_CHECK(rng_ != nullptr, "the step's random stream is started");
     Seed32 seed{};
     rng_->fill(seed);
-    edges_.emplace(hi, derive_edge_noise(seed, sid, index_, hi, p));
-    seeds_[hi] = seed;
+    keep_seed(sid, p, index_, hi, seed);
     Bytes sealed = seal_edge_seed(seed, sid, index_, hi, box_, hi_box, *rng_);
-    EdgeSeedMessage m{index_, hi, edge_seed_commitment(sid, index_, hi, seed), std::move(sealed)};
+    EdgeSeedMessage m{index_, hi, seed_commitment_of(sid, p, index_, hi, seed), std::move(sealed)};
     sodium_memzero(seed.data(), seed.size());
     return m.encode();
   }
@@ -152,9 +152,17 @@ class Party {
   // seed lo committed to.
   bool accept_seed(const Bytes32& sid, const EdgeSeedMessage& m, const Key32& lo_box, const SessionParams& p) {
     auto seed = open_edge_seed(m.sealed, sid, m.lo, m.hi, box_, lo_box);
-    if (!seed || edge_seed_commitment(sid, m.lo, m.hi, *seed) != m.seed_commitment) return false;
-    edges_.emplace(m.lo, derive_edge_noise(*seed, sid, m.lo, m.hi, p));
-    seeds_[m.lo] = *seed;
+    if (!seed || seed_commitment_of(sid, p, m.lo, m.hi, *seed) != m.seed_commitment) return false;
+    keep_seed(sid, p, m.lo, m.hi, *seed);
+    sodium_memzero(seed->data(), seed->size());
+    return true;
+  }
+  // A chain's session after its base: takes the seed of an edge from the base's sealed seed, which
+  // either end can open (crypto_box's key is X25519 of one end's secret and the other's public key).
+  bool adopt_seed(const Bytes32& sid, const EdgeSeedMessage& m, const Key32& other_box, const SessionParams& p) {
+    auto seed = open_edge_seed(m.sealed, p.chain_base, m.lo, m.hi, box_, other_box);
+    if (!seed || seed_commitment_of(p.chain_base, p, m.lo, m.hi, *seed) != m.seed_commitment) return false;
+    keep_seed(sid, p, m.lo, m.hi, *seed);
     sodium_memzero(seed->data(), seed->size());
     return true;
   }
@@ -166,6 +174,7 @@ class Party {
     auto it = seeds_.find(w);
     return it == seeds_.end() ? nullptr : &it->second;
   }
+  bool has_edge(std::uint32_t w) const { return edges_.count(w) > 0; }
 
   // Hidden noise: this party's share (and blinder) of coordinate j, at the sampler's precision.
   void set_noise_share(std::uint32_t dim, std::uint32_t j, const Scalar& share, const Scalar& blinder) {
@@ -357,6 +366,21 @@ class Party {
   }
 
  private:
+  // The seed's commitment: a hash of the seed, or for a chain the root of its round keys.
+  static Key32 seed_commitment_of(const Bytes32& base, const SessionParams& p, std::uint32_t lo, std::uint32_t hi,
+                                  const Seed32& seed) {
+    return p.chained() ? edge_key_root(seed, base, lo, hi, p.chain_rounds) : edge_seed_commitment(base, lo, hi, seed);
+  }
+  // Keeps the seed of edge {lo, hi} and derives this session's terms from it (from the round key
+  // in a chain: edge_secret).
+  void keep_seed(const Bytes32& sid, const SessionParams& p, std::uint32_t lo, std::uint32_t hi, const Seed32& seed) {
+    const std::uint32_t w = lo == index_ ? hi : lo;
+    Key32 secret = edge_secret(p, sid, lo, hi, seed);
+    edges_.insert_or_assign(w, derive_edge_noise(secret, sid, lo, hi, p));
+    sodium_memzero(secret.data(), secret.size());
+    seeds_[w] = seed;
+  }
+
   std::uint32_t index_;
   SigningKey sign_;
   BoxKey box_;
@@ -404,7 +428,7 @@ class SessionShared {
     std::lock_guard<std::mutex> lock(mu_);
     if (!fixed_) {
       const Key32 y = view_randomness(v);
-      fixed_ = Fixed{y, derive_graph(setup_.params.parties, setup_.params.neighbors, y)};
+      fixed_ = Fixed{y, session_graph(v)};
     }
     return *fixed_;
   }

@@ -367,7 +367,7 @@ bulletin::Result<PartyOutcome> run_party(const PartyOptions& o, bulletin::Board&
     return stop(v->randomness_failed);
   }
   if (auto it = v->randomness_out.find(u); it != v->randomness_out.end()) return stop("excluded: " + it->second.text());
-  const Graph g = derive_graph(p.parties, p.neighbors, view_randomness(*v));
+  const Graph g = session_graph(*v);
   {
     const Verdict verdict = judge(*v, g, &cache);
     if (!verdict.withheld.empty()) {

@@ -24,7 +24,7 @@ std::vector<Outgoing> PartyRole::reveal(std::uint32_t w, std::uint32_t round) {
   if (!seed || !revealed_.insert(edge_of(u_, w)).second) return {};
   const Edge e = edge_of(u_, w);
   return {Outgoing{round, MessageType::complaint,
-                   ComplaintMessage{ComplaintKind::seed_reveal, e.first, e.second, *seed}.encode(), {}}};
+                   reveal_message(shared_->setup().params, shared_->sid(), e.first, e.second, *seed).encode(), {}}};
 }
 
 bool PartyRole::awaits_late_masked(const View& v, Judged& judged) {
@@ -40,8 +40,18 @@ void PartyRole::prepare(std::uint32_t round, const View& v) {
   // Commitments with the input-domain and noise proofs, over the edges that were not dropped.
   const Graph& g = fixed_->graph;
   const std::set<Edge> dropped = dropped_edges(v);
+  const SetupMessage& setup = shared_->setup();
   for (auto w : g.neighbours(u_)) {
-    if (dropped.count(edge_of(u_, w))) me_->drop_edge(w);
+    const Edge e = edge_of(u_, w);
+    if (dropped.count(e)) {
+      me_->drop_edge(w);
+    } else if (setup.params.linked() && !me_->has_edge(w)) {
+      // A chain's later session: the seed from the base's sealed seed (which the base's
+      // complaints round let stand, so this party, an end of it, can open it).
+      auto m = v.edge_seeds.find(e);
+      GOPA_CHECK(m != v.edge_seeds.end(), "a chain edge left in has its sealed seed in the base");
+      if (!me_->adopt_seed(shared_->sid(), m->second, setup.roster[w].box_key, setup.params)) me_->drop_edge(w);
+    }
   }
   me_->step_commitments(fixed_->y, effective_neighbours(g, dropped, u_));
   mine_ = me_->commitments(shared_->sid(), shared_->setup().params, fixed_->y);
@@ -105,7 +115,7 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
         if (w > u_) continue;
         auto m = v.edge_seeds.find({w, u_});
         if (m != v.edge_seeds.end() && me_->accept_seed(sid, m->second, setup.roster[w].box_key, p)) continue;
-        out.posts.push_back({round, MessageType::complaint, ComplaintMessage{ComplaintKind::bad_box, w, u_, {}}.encode(), {}});
+        out.posts.push_back({round, MessageType::complaint, ComplaintMessage{ComplaintKind::bad_box, w, u_, {}, {}}.encode(), {}});
       }
       return out;
     case kRoundCommit:

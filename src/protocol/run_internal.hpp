@@ -74,7 +74,8 @@ constexpr bool is_reveal_round(std::uint32_t r) {
 inline std::vector<std::uint32_t> rounds_after_randomness(const SessionParams& p) {
   std::vector<std::uint32_t> out;
   if (p.noise == NoiseMode::hidden) out.push_back(kRoundCommittee);
-  for (std::uint32_t r = kRoundEdgeSeed; r <= kRoundRecovery; ++r) out.push_back(r);
+  // A chain's session after its base reuses the base's sealed seeds: no rounds 4 and 5.
+  for (std::uint32_t r = p.linked() ? kRoundCommit : kRoundEdgeSeed; r <= kRoundRecovery; ++r) out.push_back(r);
   return out;
 }
 // How long the coordinator waits for a round's markers before it closes the round anyway:
@@ -112,6 +113,22 @@ std::vector<Point> input_domain_statement(const SessionParams& p, std::span<cons
 Key32 joint_randomness(const Bytes32& sid, std::uint32_t attempt, const std::map<std::uint32_t, Key32>& shares);
 bulletin::Status append_all(bulletin::Board& board, const std::vector<Bytes>& entries);
 Key32 digest(std::span<const std::uint8_t> bytes);
+
+// Chains of sessions (docs/protocol.md § Chains of sessions): the id the edges' seeds are bound
+// to (the base's), the secret this session's pairwise terms derive from (the seed outside a
+// chain, the round key in one), and the reveal of that secret (seed_reveal, or key_reveal with
+// the key's inclusion path).
+inline Bytes32 chain_base_id(const SessionParams& p, const Bytes32& sid) { return p.linked() ? p.chain_base : sid; }
+inline Key32 edge_secret(const SessionParams& p, const Bytes32& sid, std::uint32_t lo, std::uint32_t hi, const Seed32& seed) {
+  return p.chained() ? edge_round_key(seed, chain_base_id(p, sid), lo, hi, p.chain_index) : seed;
+}
+inline ComplaintMessage reveal_message(const SessionParams& p, const Bytes32& sid, std::uint32_t lo, std::uint32_t hi,
+                                       const Seed32& seed) {
+  if (!p.chained()) return ComplaintMessage{ComplaintKind::seed_reveal, lo, hi, seed, {}};
+  const Bytes32 base = chain_base_id(p, sid);
+  return ComplaintMessage{ComplaintKind::key_reveal, lo, hi, edge_round_key(seed, base, lo, hi, p.chain_index),
+                          edge_key_path(seed, base, lo, hi, p.chain_rounds, p.chain_index)};
+}
 
 struct View {
   std::optional<SetupMessage> setup;  // once the roster is complete
@@ -177,10 +194,24 @@ struct View {
   std::vector<std::string> log_problems;
   std::size_t entries = 0, bytes = 0;
   std::size_t other_sessions_entries = 0;  // entries of other sessions on the same board
+  std::uint64_t head_at = 0;               // the log index of the session_setup entry
+  // A chain's session after its base (docs/protocol.md § Chains of sessions): what it takes from
+  // the base, read from the log before this session's setup. Its edge_seeds are the base's.
+  struct Chain {
+    Key32 graph_randomness{};                                  // the base's joint randomness
+    std::set<std::pair<std::uint32_t, std::uint32_t>> dropped; // the base's bad-box edges
+  };
+  std::optional<Chain> chain;
 };
 
 std::map<std::uint32_t, Key32> opened_shares(const View& v);
 Key32 view_randomness(const View& v);
+// The session's graph: drawn from its own joint randomness, or in a chain from the base's.
+Graph session_graph(const View& v);
+// The secret an edge's pairwise terms of this session derive from (derive_edge_noise), when a
+// reveal opens the edge's commitment: the seed (seed_reveal, sessions outside a chain) or this
+// round's key (key_reveal, a chain's sessions); nullopt otherwise.
+std::optional<Key32> revealed_secret(const View& v, const ComplaintMessage& c);
 // Hidden noise: the committee the joint randomness draws from the parties whose shares made it,
 // in committee order (what every reader, driver and member takes as the committee).
 std::vector<std::uint32_t> committee_of(const View& v);
@@ -226,6 +257,7 @@ class ViewReader {
 
  private:
   bulletin::Status ingest(std::span<const std::uint8_t> raw);
+  bulletin::Status link_chain(bulletin::Board& board);
   View v_;
   std::optional<Bytes32> session_;
   std::uint64_t next_ = 0;  // entries read so far

@@ -138,6 +138,17 @@ std::optional<std::string> SessionParams::validate() const {
   } else {
     return "noise: unknown noise mode";
   }
+  if (chain_rounds < 1 || chain_rounds > kMaxChainRounds) {
+    return "chain_rounds: must be in 1.." + std::to_string(kMaxChainRounds) + " (got " + std::to_string(chain_rounds) + ")";
+  }
+  if (chain_index >= chain_rounds) {
+    return "chain_index: must be below chain_rounds = " + std::to_string(chain_rounds) + " (got " + std::to_string(chain_index) + ")";
+  }
+  const bool zero_base = std::all_of(chain_base.begin(), chain_base.end(), [](std::uint8_t b) { return b == 0; });
+  if (linked() == zero_base) {
+    return linked() ? "chain_base: a chain session after its base names the base's session id"
+                    : "chain_base: the base of a chain (chain_index 0) and a session outside any chain name no base";
+  }
   if (!sums_fit(2 * neighbors)) {
     return "bounds: n · (2^input_bits + (2k+1)·2^noise_bits) must stay below ℓ/2; lower input_bits or noise_bits";
   }
@@ -146,9 +157,9 @@ std::optional<std::string> SessionParams::validate() const {
 
 std::vector<std::uint8_t> SessionParams::encode() const {
   std::vector<std::uint8_t> out;
-  out.reserve(kEncodedSize);
-  ByteWriter<ByteOrder::big>(out)
-      .u8(kVersion)
+  out.reserve(encoded_size());
+  ByteWriter<ByteOrder::big> w(out);
+  w.u8(chained() ? kChainVersion : kVersion)
       .u32(parties)
       .u32(dim)
       .u8(frac_bits)
@@ -168,7 +179,8 @@ std::vector<std::uint8_t> SessionParams::encode() const {
       .u32(min_round_ms)
       .u8(randomness_restarts)
       .bytes(nonce);
-  GOPA_CHECK(out.size() == kEncodedSize, "session encoding size");
+  if (chained()) w.u32(chain_rounds).u32(chain_index).bytes(chain_base);
+  GOPA_CHECK(out.size() == encoded_size(), "session encoding size");
   return out;
 }
 
@@ -178,12 +190,16 @@ std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t>
     if (why) *why = std::move(m);
     return std::nullopt;
   };
-  if (bytes.size() != kEncodedSize) {
-    return fail("session parameters: expected " + std::to_string(kEncodedSize) + " bytes, got " +
-                std::to_string(bytes.size()));
+  if (bytes.empty() || (bytes[0] != kVersion && bytes[0] != kChainVersion)) {
+    return fail("session parameters: unknown version");
   }
-  ByteReader<ByteOrder::big> r(bytes);  // exactly kEncodedSize bytes: no read fails
-  if (r.u8("version") != kVersion) return fail("session parameters: unknown version");
+  const bool chain = bytes[0] == kChainVersion;
+  const std::size_t want = chain ? kChainEncodedBytes : kEncodedBytes;
+  if (bytes.size() != want) {
+    return fail("session parameters: expected " + std::to_string(want) + " bytes, got " + std::to_string(bytes.size()));
+  }
+  ByteReader<ByteOrder::big> r(bytes);  // exactly the version's size: no read fails
+  (void)r.u8("version");
   SessionParams p;
   p.parties = r.u32("parties");
   p.dim = r.u32("dim");
@@ -210,6 +226,12 @@ std::optional<SessionParams> SessionParams::decode(std::span<const std::uint8_t>
   p.min_round_ms = r.u32("min_round_ms");
   p.randomness_restarts = r.u8("randomness restarts");
   p.nonce = r.array<sizeof p.nonce>("nonce");
+  if (chain) {
+    p.chain_rounds = r.u32("chain rounds");
+    p.chain_index = r.u32("chain index");
+    p.chain_base = r.array<sizeof p.chain_base>("chain base");
+    if (p.chain_rounds < 2) return fail("session parameters: a version-6 encoding is for chains of at least 2 rounds");
+  }
   if (!r.finish()) return fail("session parameters: " + r.error());
   if (auto bad = p.validate()) return fail("session parameters: " + *bad);
   // Canonical: −0.0 and NaN payloads are excluded by validate(); re-encoding must reproduce.

@@ -393,7 +393,8 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
   // Pairwise seeds: every edge of the graph has its sealed seed from lo.
   const std::set<Edge> dropped = dropped_edges(v);
   std::size_t seed_fail = 0;
-  for (std::uint32_t u = 0; u < p.parties; ++u) {
+  // (A chain's later sessions take the base's seeds; edges without one are dropped there.)
+  for (std::uint32_t u = 0; u < p.parties && !v.chain; ++u) {
     for (auto w : g.neighbours(u)) {
       if (w > u && !v.edge_seeds.count({u, w})) {
         blame(u, Offence::seed_missing, "edge to " + std::to_string(w) + ", round 4 closed without it (dropped out or late)");
@@ -402,23 +403,26 @@ Verdict judge(const View& v, const Graph& g, ProofCache* cache) {
     }
   }
   out.checks.push_back({"pairwise seeds sent", seed_fail == 0 ? CheckStatus::pass : CheckStatus::fail,
-                        std::to_string(g.edges()) + " edges, " + std::to_string(dropped.size()) + " dropped by complaint"});
+                        v.chain ? std::to_string(g.edges()) + " edges of the chain's base session " +
+                                      bulletin::to_hex(p.chain_base).substr(0, 16) + " (its sealed seeds), " +
+                                      std::to_string(dropped.size()) + " left out there"
+                                : std::to_string(g.edges()) + " edges, " + std::to_string(dropped.size()) + " dropped by complaint"});
 
   // Revealed seeds must open lo's commitment; a false reveal names its sender (and excludes it
   // when made in round 7, before any exclusion is decided).
   std::map<Edge, EdgeNoise> opened;
   for (const auto& cm : v.complaints) {
     const ComplaintMessage& c = cm.message;
-    if (c.kind != ComplaintKind::seed_reveal) continue;
+    if (c.kind == ComplaintKind::bad_box) continue;
     const Edge e{c.lo, c.hi};
-    auto s = v.edge_seeds.find(e);
-    if (s == v.edge_seeds.end() || edge_seed_commitment(v.sid, c.lo, c.hi, c.seed) != s->second.seed_commitment) {
+    const std::optional<Key32> secret = revealed_secret(v, c);
+    if (!secret) {
       const std::string edge = "edge {" + std::to_string(c.lo) + ", " + std::to_string(c.hi) + "}";
       if (cm.round == kRoundCancelComplaint) blame(cm.sender, Offence::false_seed, edge + ", round 7");
       else name(cm.sender, Offence::false_seed, edge + ", recovery round");
       continue;
     }
-    if (!opened.count(e)) opened.emplace(e, derive_edge_noise(c.seed, v.sid, c.lo, c.hi, p));
+    if (!opened.count(e)) opened.emplace(e, derive_edge_noise(*secret, v.sid, c.lo, c.hi, p));
   }
 
   // Each party's neighbour list is its neighbourhood in the graph, less dropped edges.

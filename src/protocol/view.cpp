@@ -220,6 +220,7 @@ bulletin::Status ViewReader::ingest(std::span<const std::uint8_t> raw) {
       }
       v.head = std::move(*h);
       v.sid = en.session_id;
+      v.head_at = v.entries - 1;
       v.coordinator = en.sender;
     } else if (en.type == MessageType::party_key && v.head && !v.setup && en.session_id == v.sid &&
                en.sender == v.coordinator) {
@@ -298,7 +299,7 @@ bulletin::Status ViewReader::ingest(std::span<const std::uint8_t> raw) {
       if (!v.closed.count(kRoundRecovery)) v.any_masked.insert(u);
     }
     if (en.type == MessageType::complaint) {
-      if (auto m = ComplaintMessage::decode(en.payload); m && m->kind == ComplaintKind::seed_reveal) v.public_reveals.push_back(*m);
+      if (auto m = ComplaintMessage::decode(en.payload); m && m->kind != ComplaintKind::bad_box) v.public_reveals.push_back(*m);
     }
     if (v.closed.count(en.round)) {
       ++v.late;
@@ -328,7 +329,9 @@ bulletin::Status ViewReader::ingest(std::span<const std::uint8_t> raw) {
     // Rounds in which parties post nothing (setup, result, the committee's without hidden noise,
     // any other number): whatever a party labels so is ignored and names it, before its payload
     // is even looked at.
-    if (!is_party_round(r) || (r == kRoundCommittee && p.noise != NoiseMode::hidden)) {
+    // A chain's session after its base has no rounds 4 and 5 (the base exchanged the seeds).
+    if (!is_party_round(r) || (r == kRoundCommittee && p.noise != NoiseMode::hidden) ||
+        (p.linked() && (r == kRoundEdgeSeed || r == kRoundBoxComplaint))) {
       (void)in_round(false, message_type_name(en.type));
       return {};
     }
@@ -457,6 +460,9 @@ bulletin::Result<const View*> ViewReader::update(bulletin::Board& board) {
   }, next_);
   if (!read) return read.error();
   const View& v = v_;
+  if (v.setup && v.setup->params.linked() && !v.chain) {
+    if (auto st = link_chain(board); !st) return st.error();
+  }
   if (!v.head) return make_error(Errc::not_found, "the board holds no session setup");
   if (!v.setup) {
     std::size_t have = v.head->first.size();
@@ -465,6 +471,84 @@ bulletin::Result<const View*> ViewReader::update(bulletin::Board& board) {
                                            std::to_string(v.head->params.parties) + " roster keys");
   }
   return &v_;
+}
+
+// A chain's session after its base takes the base's graph and sealed seeds from the log before
+// its own setup entry (docs/protocol.md § Chains of sessions). It is refused unless the base is a
+// chain's base of the same length, over the same roster and k, by the same coordinator, its
+// round 5 was closed before this setup, and no earlier session of the chain has this index (two
+// sessions with one round key would expose each other's edges when either reveals it).
+bulletin::Status ViewReader::link_chain(bulletin::Board& board) {
+  const SessionParams& p = v_.setup->params;
+  auto refuse = [&](const std::string& why) {
+    return bulletin::Status(make_error(Errc::malformed, "session setup: chain round " + std::to_string(p.chain_index) + ": " + why));
+  };
+  ViewReader base(p.chain_base);
+  std::optional<Bytes32> twin;
+  for (std::uint64_t at = 0; at < v_.head_at; at += 1024) {
+    auto batch = board.read(at, std::min(v_.head_at, at + 1024));
+    if (!batch) return batch.error();
+    for (const auto& raw : batch.value()) {
+      // An earlier session of this chain at this index that readers accepted or would accept:
+      // set up by the base's coordinator, for the base's roster and length, after the base's
+      // seed exchange closed.
+      const View& b = base.v_;
+      if (auto e = bulletin::decode_entry(raw); e && e.value().type == MessageType::session_setup && !twin && b.setup &&
+                                                 b.closed.count(kRoundBoxComplaint) && e.value().sender == b.coordinator) {
+        auto h = SetupHead::decode(e.value().payload);
+        if (h && h->params.linked() && h->params.chain_base == p.chain_base && h->params.chain_index == p.chain_index &&
+            h->params.chain_rounds == b.setup->params.chain_rounds && h->params.parties == b.setup->params.parties &&
+            h->params.neighbors == b.setup->params.neighbors && h->digest == b.head->digest) {
+          twin = e.value().session_id;
+        }
+      }
+      if (auto st = base.ingest(raw); !st) return refuse("its base's log is unreadable: " + st.error().message);
+    }
+  }
+  if (twin) return refuse("an earlier session (" + bulletin::to_hex(*twin).substr(0, 16) + ") of the chain has this index");
+  const View& b = base.v_;
+  if (!b.setup) return refuse("its base session is not on the board before it");
+  const SessionParams& bp = b.setup->params;
+  if (bp.linked() || bp.chain_rounds != p.chain_rounds) return refuse("its base is not the base of a chain of " + std::to_string(p.chain_rounds) + " rounds");
+  if (v_.coordinator != b.coordinator) return refuse("its coordinator is not the base's");
+  if (bp.parties != p.parties || bp.neighbors != p.neighbors || b.setup->roster != v_.setup->roster) {
+    return refuse("its base has another roster or k");
+  }
+  if (!b.closed.count(kRoundBoxComplaint)) return refuse("its base's seed exchange (round 5) was not closed before it");
+  View::Chain c;
+  c.graph_randomness = view_randomness(b);
+  c.dropped = dropped_edges(b);
+  // An edge whose sealed seed lo never posted is left out as well: neither end holds its seed.
+  const Graph g = derive_graph(p.parties, p.neighbors, c.graph_randomness);
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    for (auto w : g.neighbours(u)) {
+      if (w > u && !b.edge_seeds.count({u, w})) c.dropped.insert({u, w});
+    }
+  }
+  v_.edge_seeds = b.edge_seeds;
+  v_.chain = std::move(c);
+  return {};
+}
+
+Graph session_graph(const View& v) {
+  const SessionParams& p = v.setup->params;
+  return derive_graph(p.parties, p.neighbors, v.chain ? v.chain->graph_randomness : view_randomness(v));
+}
+
+std::optional<Key32> revealed_secret(const View& v, const ComplaintMessage& c) {
+  const SessionParams& p = v.setup->params;
+  auto s = v.edge_seeds.find({c.lo, c.hi});
+  if (s == v.edge_seeds.end()) return std::nullopt;
+  if (!p.chained()) {
+    if (c.kind != ComplaintKind::seed_reveal || edge_seed_commitment(v.sid, c.lo, c.hi, c.seed) != s->second.seed_commitment) {
+      return std::nullopt;
+    }
+    return c.seed;
+  }
+  if (c.kind != ComplaintKind::key_reveal || !edge_key_opens(s->second.seed_commitment, p.chain_rounds, p.chain_index, c.seed, c.path)) {
+    return std::nullopt;
+  }
+  return c.seed;
 }
 
 bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Bytes32>& session) {
@@ -477,6 +561,7 @@ bulletin::Result<View> read_view(bulletin::Board& board, const std::optional<Byt
 
 // Edges left out because their recipient could not open the sealed seed to the committed seed.
 std::set<Edge> dropped_edges(const View& v) {
+  if (v.chain) return v.chain->dropped;
   std::set<Edge> out;
   for (const auto& c : v.complaints) {
     if (c.message.kind == ComplaintKind::bad_box && c.sender == c.message.hi) out.insert({c.message.lo, c.message.hi});
@@ -605,6 +690,23 @@ bulletin::Result<std::vector<Bytes32>> list_sessions(bulletin::Board& board) {
   });
   if (!read) return read.error();
   return ids;
+}
+
+bulletin::Result<SessionParams> session_params(bulletin::Board& board, const Bytes32& session) {
+  std::optional<SessionParams> found;
+  std::string why;
+  const bulletin::Status read = scan_log(board, [&](const auto& raw) {
+    if (found || !why.empty()) return;
+    auto e = bulletin::decode_entry(raw);
+    if (!e || e.value().type != MessageType::session_setup || e.value().session_id != session) return;
+    auto h = SetupHead::decode(e.value().payload, &why);
+    if (h && h->params.session_id() == session) found = h->params;
+    else if (why.empty()) why = "its parameters are not the session's id";
+  });
+  if (!read) return read.error();
+  if (found) return *found;
+  if (!why.empty()) return make_error(Errc::malformed, "session setup: " + why);
+  return make_error(Errc::not_found, "no session " + bulletin::to_hex(session).substr(0, 16) + " on the board");
 }
 
 

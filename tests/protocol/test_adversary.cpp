@@ -352,7 +352,7 @@ TEST_CASE("Late complaints under a later round blame nobody honest", "[protocol]
                                 e.session_id = s.p.session_id();
                                 e.round = round;
                                 e.type = MessageType::complaint;
-                                e.payload = ComplaintMessage{kind, std::min(w, bad), std::max(w, bad), {}}.encode();
+                                e.payload = ComplaintMessage{kind, std::min(w, bad), std::max(w, bad), {}, {}}.encode();
                                 REQUIRE(board.append(sign_late(s, bad, e, seq)).ok());
                               }
                             }

@@ -63,6 +63,26 @@ inline constexpr std::size_t kSealedSeedSize = 24 + 16 + 32 + 8 + 32;
                                                    std::uint32_t to, const BoxKey& recipient,
                                                    const std::array<std::uint8_t, 32>& sender_pk);
 
+// Chains of sessions (docs/protocol.md § Chains of sessions). Round t of a chain derives the
+// edge's pairwise terms from its round key
+//   key_t = SHA-256("gopa/edge-round-key/v1" ‖ base id ‖ LE32(lo) ‖ LE32(hi) ‖ LE32(t) ‖ seed),
+// and the base commits to all of them at once: the seed commitment of a chain's edge is the
+// RFC 6962 Merkle root of the leaves key_0 … key_{T−1} (leaf = SHA-256(0x00 ‖ key_t)). A
+// recovery reveals key_t with its inclusion path: round t's terms become public, every other
+// round's stay hidden (round keys are independent hash outputs).
+inline constexpr std::size_t kMaxKeyPath = 16;  // ⌈log₂ kMaxChainRounds⌉
+[[nodiscard]] Bytes32 edge_round_key(const Seed32& seed, const Bytes32& base, std::uint32_t lo, std::uint32_t hi,
+                                   std::uint32_t round);
+[[nodiscard]] Bytes32 edge_key_root(const Seed32& seed, const Bytes32& base, std::uint32_t lo, std::uint32_t hi,
+                                  std::uint32_t rounds);
+// The inclusion path of key_round among the `rounds` leaves.
+[[nodiscard]] std::vector<Bytes32> edge_key_path(const Seed32& seed, const Bytes32& base, std::uint32_t lo,
+                                               std::uint32_t hi, std::uint32_t rounds, std::uint32_t round);
+// Whether `key` with `path` is leaf `round` of the `rounds`-leaf tree whose root is `root`. (An
+// RFC 6962 path does not bind the tree size: `rounds` must come from the session, never the prover.)
+[[nodiscard]] bool edge_key_opens(const Bytes32& root, std::uint32_t rounds, std::uint32_t round, const Bytes32& key,
+                                  std::span<const Bytes32> path);
+
 // The pairwise noise of edge {lo, hi} (lo < hi), one value per coordinate, and the blinder of
 // its vector commitment, in the lo → hi orientation.
 struct EdgeNoise {

@@ -179,11 +179,15 @@ struct EdgeSeedMessage {
 //   edge is then left out by both ends (no pairwise term), and nobody is blamed for it.
 // - seed_reveal (round 7, by either end): the edge's terms do not cancel; the seed is revealed
 //   so that anyone can tell which end's commitments do not follow from it.
-enum class ComplaintKind : std::uint8_t { bad_box = 1, seed_reveal = 2 };
+// - key_reveal (a chain's session, rounds 7 and 9): as seed_reveal, with the edge's round key of
+//   this session and its inclusion path under the root the base committed to (edges.hpp), in
+//   place of the seed: the other rounds of the chain stay hidden.
+enum class ComplaintKind : std::uint8_t { bad_box = 1, seed_reveal = 2, key_reveal = 3 };
 struct ComplaintMessage {
   ComplaintKind kind = ComplaintKind::bad_box;
   std::uint32_t lo = 0, hi = 0;
-  std::array<std::uint8_t, 32> seed{};  // seed_reveal only; zero for bad_box
+  std::array<std::uint8_t, 32> seed{};  // the seed, or the round key; zero for bad_box
+  std::vector<Key32> path;              // key_reveal: ‖path‖ ≤ 16 (u8 count, then the hashes)
   [[nodiscard]] Bytes encode() const;
   [[nodiscard]] static std::optional<ComplaintMessage> decode(std::span<const std::uint8_t> in, std::string* why = nullptr);
 };

@@ -87,6 +87,9 @@ struct RunConfig {
   // Σ x_j² ≤ C², each held as its two's complement bit pattern (static_cast<std::uint64_t>(x)).
   std::vector<std::vector<std::uint64_t>> inputs;
   std::uint64_t seed = 1;  // keys and randomness of the simulated parties (reproducible runs)
+  // The simulated parties' keys from this seed instead of `seed`: the sessions of a chain
+  // (params.chain_rounds ≥ 2) run over one roster, each with fresh randomness.
+  std::optional<std::uint64_t> key_seed;
   // The coordinator's Ed25519 seed; default: derived from `seed`. One key over several sessions
   // lets a training manifest be signed by the coordinator of every session it lists.
   std::optional<Key32> coordinator_sign_seed;
@@ -139,6 +142,8 @@ struct RunReport {
   // allowed attempt, a late masked value of an excluded party, a seed still owed after the
   // recovery round, hidden noise incomplete); estimate is then empty.
   std::string withheld;
+  // Round 5 closed: the sealed seeds are settled, so a chain's base can carry later rounds.
+  bool seeds_exchanged = false;
 };
 
 [[nodiscard]] bulletin::Result<RunReport> run_session(const RunConfig& config, bulletin::Board& board);
@@ -269,6 +274,8 @@ struct AuditReport {
 // released result.
 // The ids of the sessions set up on a board, in board order.
 [[nodiscard]] bulletin::Result<std::vector<Bytes32>> list_sessions(bulletin::Board& board);
+// The parameters a session's setup entry posted (the first setup entry with that id).
+[[nodiscard]] bulletin::Result<SessionParams> session_params(bulletin::Board& board, const Bytes32& session);
 
 // A board holds any number of sessions: `session` chooses one; without it the board must hold
 // exactly one (else a failed check "one session chosen" lists how many there are, in `sessions`).

@@ -53,6 +53,11 @@ struct SessionParams {
   // randomness restarts.
   static constexpr std::uint8_t kVersion = 5;
   static constexpr std::size_t kEncodedBytes = 72;
+  // A session of a chain (chain_rounds ≥ 2) is encoded as version 6: the 72 bytes of version 5
+  // (with the version byte 6), then chain_rounds, chain_index (u32 BE each) and chain_base.
+  static constexpr std::uint8_t kChainVersion = 6;
+  static constexpr std::size_t kChainEncodedBytes = kEncodedBytes + 4 + 4 + 32;
+  static constexpr std::uint32_t kMaxChainRounds = 65'536;
   // At most this many restarts of the joint randomness (docs/protocol.md § Joint randomness).
   static constexpr std::uint8_t kMaxRandomnessRestarts = 8;
   // The roster travels in chunks of 1,000 keys (messages.hpp), so n is bounded by the cost of a
@@ -93,6 +98,18 @@ struct SessionParams {
   // graph or committee the adversary can pick by at most one more candidate (docs/privacy.md).
   std::uint8_t randomness_restarts = 3;
   std::array<std::uint8_t, 16> nonce{};  // makes two sessions with equal parameters distinct
+  // A chain of sessions over one graph and one exchange of sealed pairwise seeds (docs/protocol.md
+  // § Chains of sessions): the base (chain_index 0, chain_base zero) draws the graph and exchanges
+  // the seeds for chain_rounds rounds; session t ≥ 1 names the base's id and skips rounds 4–5.
+  // Round t's pairwise terms come from the edge's round key t, committed with all others in the
+  // base, so revealing one round's key exposes no other round. chain_rounds = 1: no chain.
+  std::uint32_t chain_rounds = 1;
+  std::uint32_t chain_index = 0;
+  Bytes32 chain_base{};
+
+  [[nodiscard]] bool chained() const { return chain_rounds > 1; }
+  [[nodiscard]] bool linked() const { return chain_index > 0; }  // a chain session after its base
+  [[nodiscard]] std::size_t encoded_size() const { return chained() ? kChainEncodedBytes : kEncodedBytes; }
 
   [[nodiscard]] static SessionParams defaults(std::uint32_t parties, std::uint32_t dim);
 

@@ -1,0 +1,466 @@
+// Chains of sessions (docs/protocol.md § Chains of sessions): one graph and one exchange of
+// sealed pairwise seeds serve T sessions, session t deriving its pairwise terms from the edge's
+// round key t. The round keys and their commitment, the parameters' encoding, whole chains of
+// party processes (threads over one board), a drop-out whose edges' round keys are revealed
+// without exposing any other round, a party that plays the seed exchange's messages again in a
+// later session, and the chains readers refuse.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "gopa/bulletin/board.hpp"
+#include "gopa/bulletin/entry.hpp"
+#include "gopa/bulletin/note.hpp"
+#include "gopa/protocol/edges.hpp"
+#include "gopa/protocol/messages.hpp"
+#include "gopa/protocol/run.hpp"
+
+using namespace gopa;
+using namespace gopa::protocol;
+using bulletin::Entry;
+using bulletin::MessageType;
+
+namespace {
+
+Seed32 seed_of(std::uint8_t b) {
+  Seed32 s{};
+  s.fill(b);
+  return s;
+}
+
+TEST_CASE("Round keys: each opens only its own round under the base's root", "[protocol][chain]") {
+  const Seed32 seed = seed_of(7);
+  const Bytes32 base = seed_of(9);
+  for (std::uint32_t rounds : {1u, 2u, 3u, 5u, 8u, 13u}) {
+    const Bytes32 root = edge_key_root(seed, base, 2, 5, rounds);
+    for (std::uint32_t t = 0; t < rounds; ++t) {
+      INFO("rounds " << rounds << ", round " << t);
+      const Bytes32 key = edge_round_key(seed, base, 2, 5, t);
+      const std::vector<Bytes32> path = edge_key_path(seed, base, 2, 5, rounds, t);
+      CHECK(edge_key_opens(root, rounds, t, key, path));
+      // Not at another index, nor under another length, nor with the path cut or extended.
+      for (std::uint32_t other = 0; other < rounds; ++other) {
+        if (other != t) CHECK_FALSE(edge_key_opens(root, rounds, other, key, path));
+      }
+      CHECK_FALSE(edge_key_opens(root, rounds, rounds, key, path));
+      if (!path.empty()) {
+        CHECK_FALSE(edge_key_opens(root, rounds, t, key, std::span(path).first(path.size() - 1)));
+        std::vector<Bytes32> bent = path;
+        bent.back()[0] ^= 1;
+        CHECK_FALSE(edge_key_opens(root, rounds, t, key, bent));
+      }
+      std::vector<Bytes32> longer = path;
+      longer.push_back(key);
+      CHECK_FALSE(edge_key_opens(root, rounds, t, key, longer));
+      Bytes32 flipped = key;
+      flipped[31] ^= 0x80;
+      CHECK_FALSE(edge_key_opens(root, rounds, t, flipped, path));
+      // The round key is bound to the seed, the base, the edge and the round.
+      CHECK(key != edge_round_key(seed_of(8), base, 2, 5, t));
+      CHECK(key != edge_round_key(seed, seed_of(10), 2, 5, t));
+      CHECK(key != edge_round_key(seed, base, 2, 6, t));
+      CHECK(key != edge_round_key(seed, base, 2, 5, t + 1));
+      CHECK(key != seed);
+    }
+  }
+  // A one-leaf tree's root is the leaf hash (RFC 6962) and its path is empty.
+  CHECK(edge_key_path(seed, base, 2, 5, 1, 0).empty());
+  CHECK(edge_key_root(seed, base, 2, 5, 3) != edge_key_root(seed, base, 2, 5, 4));
+}
+
+TEST_CASE("Chain parameters: version 6, strict and canonical", "[protocol][chain]") {
+  SessionParams p = SessionParams::defaults(6, 2);
+  REQUIRE(p.encode().size() == SessionParams::kEncodedBytes);  // outside a chain: version 5, unchanged
+  p.chain_rounds = 4;
+  const Bytes base = p.encode();
+  REQUIRE(base.size() == SessionParams::kChainEncodedBytes);
+  CHECK(base[0] == SessionParams::kChainVersion);
+  auto back = SessionParams::decode(base);
+  REQUIRE(back);
+  CHECK(*back == p);
+  CHECK(back->session_id() == p.session_id());
+
+  SessionParams later = p;
+  later.chain_index = 3;
+  later.chain_base = p.session_id();
+  auto later_back = SessionParams::decode(later.encode());
+  REQUIRE(later_back);
+  CHECK(*later_back == later);
+
+  std::string why;
+  SessionParams bad = later;
+  bad.chain_index = 4;  // past the chain's end
+  CHECK(bad.validate());
+  bad = later;
+  bad.chain_base = {};  // a later session names its base
+  CHECK(bad.validate());
+  bad = p;
+  bad.chain_base[0] = 1;  // a base names none
+  CHECK(bad.validate());
+  bad = p;
+  bad.chain_rounds = SessionParams::kMaxChainRounds + 1;
+  CHECK(bad.validate());
+  // Version 6 with one round is not canonical (a session outside any chain is version 5).
+  Bytes one = later.encode();
+  one[SessionParams::kEncodedBytes + 3] = 1;  // chain_rounds = 1 (BE)
+  one[SessionParams::kEncodedBytes + 7] = 0;  // chain_index = 0
+  std::fill(one.begin() + SessionParams::kEncodedBytes + 8, one.end(), 0);
+  CHECK_FALSE(SessionParams::decode(one, &why));
+  // Every truncation and one byte more are refused.
+  for (std::size_t cut = 0; cut < base.size(); ++cut) CHECK_FALSE(SessionParams::decode(std::span(base).first(cut)));
+  Bytes longer = base;
+  longer.push_back(0);
+  CHECK_FALSE(SessionParams::decode(longer));
+}
+
+TEST_CASE("Key reveals: encoding, strict decoding", "[protocol][chain]") {
+  const Seed32 seed = seed_of(3);
+  const Bytes32 base = seed_of(4);
+  ComplaintMessage m{ComplaintKind::key_reveal, 1, 4, edge_round_key(seed, base, 1, 4, 2), edge_key_path(seed, base, 1, 4, 5, 2)};
+  const Bytes enc = m.encode();
+  CHECK(enc.size() == 1 + 1 + 4 + 4 + 32 + 1 + 32 * m.path.size());
+  auto back = ComplaintMessage::decode(enc);
+  REQUIRE(back);
+  CHECK(back->kind == ComplaintKind::key_reveal);
+  CHECK(back->seed == m.seed);
+  CHECK(back->path == m.path);
+  for (std::size_t cut = 0; cut < enc.size(); ++cut) CHECK_FALSE(ComplaintMessage::decode(std::span(enc).first(cut)));
+  Bytes longer = enc;
+  longer.push_back(0);
+  CHECK_FALSE(ComplaintMessage::decode(longer));
+  ComplaintMessage deep = m;
+  deep.path.assign(17, seed);
+  std::string why;
+  CHECK_FALSE(ComplaintMessage::decode(deep.encode(), &why));
+  CHECK(why.find("16") != std::string::npos);
+}
+
+// ---- Whole chains: a coordinator and party processes (threads) over one board.
+
+struct Setup {
+  SessionParams p;  // the base's parameters (chain_rounds = T)
+  std::vector<PartyKeys> keys;
+  std::vector<RosterEntry> roster;
+  std::vector<double> inputs;
+};
+
+Setup make_setup(std::uint32_t n, std::uint32_t rounds) {
+  Setup s;
+  s.p = SessionParams::defaults(n, 1);
+  s.p.input_max = std::uint64_t{100} << 16;
+  s.p.neighbors = 2;
+  s.p.sigma_eta = 0.05;
+  s.p.sigma_delta = 20.0;
+  s.p.sampler = SamplerKind::clt;
+  s.p.sampler_precision = 8;
+  s.p.round_timeout_ms = 4'000;
+  s.p.min_round_ms = 1'000;
+  s.p.chain_rounds = rounds;
+  s.keys.resize(n);
+  DeterministicRng rng(4242);
+  for (std::uint32_t u = 0; u < n; ++u) {
+    rng.fill(s.keys[u].sign_seed);
+    rng.fill(s.keys[u].box_seed);
+    s.roster.push_back(s.keys[u].public_entry());
+    s.inputs.push_back(static_cast<double>(10 + 7 * u));
+  }
+  return s;
+}
+
+// Session t of the chain whose base is `base` (t = 0: the base).
+SessionParams chain_params(const Setup& s, std::uint32_t t, const Bytes32& base) {
+  SessionParams p = s.p;
+  p.chain_index = t;
+  if (t > 0) p.chain_base = base;
+  p.nonce[0] = static_cast<std::uint8_t>(t + 1);
+  return p;
+}
+
+using Deviate = std::function<std::vector<Entry>(const Entry&)>;
+
+struct Outcome {
+  bulletin::Result<RunReport> coordinated = bulletin::make_error(bulletin::Errc::not_found, "not run");
+  std::vector<std::optional<bulletin::Result<PartyOutcome>>> parties;
+  AuditReport audit;
+};
+
+Outcome run(bulletin::Board& board, const Setup& s, const SessionParams& p, const std::map<std::uint32_t, Deviate>& deviating = {}) {
+  Outcome out;
+  out.parties.resize(p.parties);
+  CoordinatorOptions co;
+  co.params = p;
+  co.roster = s.roster;
+  co.sign_seed[0] = 0xc7;
+  co.poll_ms = 5;
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { out.coordinated = run_coordinator(co, board); });
+  for (std::uint32_t u = 0; u < p.parties; ++u) {
+    threads.emplace_back([&, u] {
+      PartyOptions po;
+      po.index = u;
+      po.keys = s.keys[u];
+      po.input.assign(p.dim, s.inputs[u]);
+      po.poll_ms = 5;
+      po.session = p.session_id();
+      po.requirement = {1e6, 0.5, 1.0};  // these tests are about the chain, not the noise
+      if (auto d = deviating.find(u); d != deviating.end()) po.deviate = d->second;
+      out.parties[u] = run_party(po, board);
+    });
+  }
+  for (auto& t : threads) t.join();
+  out.audit = audit_session(board, p.session_id());
+  return out;
+}
+
+// Every party in `expect_counted` is counted, nobody outside `bad` is excluded or named by the
+// coordinator, a party or the audit, and every audit check passes but those `bad` fails.
+void check(const Outcome& o, const std::set<std::uint32_t>& bad, std::size_t counted) {
+  INFO((o.coordinated.ok() ? std::string() : o.coordinated.error().message));
+  REQUIRE(o.coordinated.ok());
+  const RunReport& r = o.coordinated.value();
+  for (const auto& c : o.audit.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
+  INFO("withheld: " << r.withheld);
+  CHECK(r.withheld.empty());
+  CHECK(r.counted.size() == counted);
+  CHECK(o.audit.counted == r.counted);
+  CHECK(o.audit.estimate == r.estimate);
+  CHECK(o.audit.exposed.empty());
+  for (std::uint32_t u = 0; u < o.parties.size(); ++u) {
+    if (bad.count(u)) continue;
+    INFO("honest party " << u);
+    CHECK(r.excluded.count(u) == 0);
+    CHECK(r.named.count(u) == 0);
+    CHECK(o.audit.misbehaving.count(u) == 0);
+    REQUIRE(o.parties[u].has_value());
+    INFO((o.parties[u]->ok() ? std::string() : o.parties[u]->error().message));
+    REQUIRE(o.parties[u]->ok());
+    CHECK(o.parties[u]->value().counted_me);
+    CHECK(o.parties[u]->value().estimate == r.estimate);
+  }
+  if (bad.empty()) CHECK(o.audit.all_passed());
+}
+
+// The entries of one session on the board.
+std::vector<Entry> entries_of(bulletin::Board& board, const Bytes32& sid) {
+  const auto size = bulletin::open_checkpoint(board.checkpoint().value(), board.verifier()).value().size;
+  auto all = board.read(0, size).value();
+  std::vector<Entry> out;
+  for (const auto& raw : all) {
+    auto e = bulletin::decode_entry(raw);
+    if (e && e.value().session_id == sid) out.push_back(e.value());
+  }
+  return out;
+}
+
+// Opens the base's sealed seed of edge {lo, hi} with lo's box key.
+Seed32 base_seed(bulletin::Board& board, const Setup& s, const Bytes32& base, std::uint32_t lo, std::uint32_t hi) {
+  for (const Entry& e : entries_of(board, base)) {
+    if (e.type != MessageType::edge_seed) continue;
+    auto m = EdgeSeedMessage::decode(e.payload);
+    if (!m || m->lo != lo || m->hi != hi) continue;
+    auto seed = open_edge_seed(m->sealed, base, lo, hi, BoxKey::from_seed(s.keys[lo].box_seed), s.roster[hi].box_key);
+    REQUIRE(seed);
+    return *seed;
+  }
+  FAIL("no sealed seed for the edge");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("A chain of three sessions runs on one seed exchange", "[protocol][chain]") {
+  const Setup s = make_setup(6, 3);
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  const SessionParams p0 = chain_params(s, 0, {});
+  const Bytes32 base = p0.session_id();
+  const Outcome o0 = run(*board, s, p0);
+  check(o0, {}, 6);
+  std::size_t seed_entries = 0;
+  for (const Entry& e : entries_of(*board, base)) seed_entries += e.type == MessageType::edge_seed;
+  CHECK(seed_entries > 0);
+  const double mean = 27.5;  // inputs 10, 17, …, 45
+  for (double x : o0.coordinated.value().estimate) CHECK(std::abs(x - mean) < 1.0);
+
+  std::vector<Bytes> commitments;  // party 0's commitment message in each later session
+  for (std::uint32_t t = 1; t < 3; ++t) {
+    INFO("chain session " << t);
+    const SessionParams p = chain_params(s, t, base);
+    const Outcome o = run(*board, s, p);
+    check(o, {}, 6);
+    for (double x : o.coordinated.value().estimate) CHECK(std::abs(x - mean) < 1.0);
+    // No seed exchange: nobody posts in rounds 4 and 5, and the audit takes the base's graph.
+    for (const Entry& e : entries_of(*board, p.session_id())) {
+      CHECK(e.round != kRoundEdgeSeed);
+      CHECK(e.round != kRoundBoxComplaint);
+      if (e.type == MessageType::commitment && e.sender == s.roster[0].sign_key) commitments.push_back(e.payload);
+    }
+  }
+  // Fresh pairwise terms every session (the round keys differ), not the base's again.
+  REQUIRE(commitments.size() == 2);
+  CHECK(commitments[0] != commitments[1]);
+}
+
+TEST_CASE("A drop-out in a chain: its edges' round keys are revealed, no other round's, and it comes back",
+          "[protocol][chain]") {
+  const Setup s = make_setup(6, 3);
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  const SessionParams p0 = chain_params(s, 0, {});
+  const Bytes32 base = p0.session_id();
+  check(run(*board, s, p0), {}, 6);
+
+  // Session 1: party 3 posts nothing from its commitments on (a drop-out).
+  const std::uint32_t gone = 3;
+  const SessionParams p1 = chain_params(s, 1, base);
+  const Outcome o1 = run(*board, s, p1, {{gone, [](const Entry& e) {
+                                            return e.round >= kRoundCommit && e.round <= kRoundResult ? std::vector<Entry>{}
+                                                                                                     : std::vector<Entry>{e};
+                                          }}});
+  check(o1, {gone}, 5);
+  REQUIRE(o1.coordinated.value().excluded.count(gone) == 1);
+  CHECK(o1.coordinated.value().excluded.at(gone).offence == Offence::dropout);
+  // Its neighbours revealed session 1's round keys of their edges with it: each opens under the
+  // base's root at index 1 only, and is neither the seed nor the key of round 0 or 2.
+  std::size_t reveals = 0;
+  for (const Entry& e : entries_of(*board, p1.session_id())) {
+    if (e.type != MessageType::complaint) continue;
+    auto c = ComplaintMessage::decode(e.payload);
+    REQUIRE(c);
+    REQUIRE(c->kind == ComplaintKind::key_reveal);
+    CHECK((c->lo == gone || c->hi == gone));
+    const Seed32 seed = base_seed(*board, s, base, c->lo, c->hi);
+    CHECK(c->seed == edge_round_key(seed, base, c->lo, c->hi, 1));
+    const Bytes32 root = edge_key_root(seed, base, c->lo, c->hi, 3);
+    CHECK(edge_key_opens(root, 3, 1, c->seed, c->path));
+    CHECK_FALSE(edge_key_opens(root, 3, 0, c->seed, c->path));
+    CHECK_FALSE(edge_key_opens(root, 3, 2, c->seed, c->path));
+    CHECK(c->seed != seed);
+    CHECK(c->seed != edge_round_key(seed, base, c->lo, c->hi, 0));
+    CHECK(c->seed != edge_round_key(seed, base, c->lo, c->hi, 2));
+    ++reveals;
+  }
+  CHECK(reveals >= 2);  // k = 2: at least its own two picks
+  // The base session still exposes nobody (its audit, with the later reveals on the board).
+  const AuditReport a0 = audit_session(*board, base);
+  CHECK(a0.all_passed());
+  CHECK(a0.exposed.empty());
+
+  // Session 2: the drop-out is back and counted; its edges were not used up.
+  check(run(*board, s, chain_params(s, 2, base)), {}, 6);
+}
+
+TEST_CASE("A party that replays the seed exchange, or reveals the wrong secret, in a chain's later session blames only itself",
+          "[protocol][chain][adversary]") {
+  const Setup s = make_setup(6, 3);
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  const SessionParams p0 = chain_params(s, 0, {});
+  const Bytes32 base = p0.session_id();
+  check(run(*board, s, p0), {}, 6);
+  // The base's sealed seeds of party `bad` (as lo), to replay and to reveal.
+  const std::uint32_t bad = 1;
+  std::vector<Entry> sealed;
+  for (const Entry& e : entries_of(*board, base)) {
+    if (e.type == MessageType::edge_seed && e.sender == s.roster[bad].sign_key) sealed.push_back(e);
+  }
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  for (const Entry& e : sealed) {
+    auto m = EdgeSeedMessage::decode(e.payload);
+    REQUIRE(m);
+    edges.emplace_back(m->lo, m->hi);
+  }
+  const SessionParams p1 = chain_params(s, 1, base);
+  const Bytes32 sid = p1.session_id();
+
+  SECTION("the base's sealed seeds and bad-box complaints posted again in session 1") {
+    const Outcome o = run(*board, s, p1, {{bad, [&](const Entry& e) {
+                                             std::vector<Entry> out{e};
+                                             if (e.type != MessageType::noise_seed_reveal) return out;
+                                             for (Entry x : sealed) {  // after the reveal: rounds 4 and 5 are "next"
+                                               x.session_id = sid;
+                                               out.push_back(x);
+                                             }
+                                             for (std::uint32_t w = 0; w < s.p.parties; ++w) {
+                                               if (w == bad) continue;
+                                               Entry c = e;
+                                               c.round = kRoundBoxComplaint;
+                                               c.type = MessageType::complaint;
+                                               c.payload = ComplaintMessage{ComplaintKind::bad_box, std::min(w, bad), std::max(w, bad), {}, {}}.encode();
+                                               out.push_back(c);
+                                             }
+                                             return out;
+                                           }}});
+    // Nothing is dropped: every edge stays and everyone is counted; `bad` is named for entries
+    // outside the session's rounds.
+    check(o, {bad}, 6);
+    REQUIRE(o.audit.named.count(bad) == 1);
+    CHECK(o.audit.named.at(bad).offence == Offence::misplaced);
+  }
+  SECTION("in round 7, the raw seed, or the round key of another session") {
+    REQUIRE(!edges.empty());
+    const auto [lo, hi] = edges.front();
+    const Seed32 seed = base_seed(*board, s, base, lo, hi);
+    const bool raw = GENERATE(true, false);
+    INFO((raw ? "raw seed" : "round key of session 2"));
+    const ComplaintMessage c = raw ? ComplaintMessage{ComplaintKind::seed_reveal, lo, hi, seed, {}}
+                                   : ComplaintMessage{ComplaintKind::key_reveal, lo, hi, edge_round_key(seed, base, lo, hi, 2),
+                                                      edge_key_path(seed, base, lo, hi, 3, 2)};
+    const Outcome o = run(*board, s, p1, {{bad, [&](const Entry& e) {
+                                             std::vector<Entry> out{e};
+                                             if (e.type != MessageType::commitment) return out;
+                                             Entry x = e;
+                                             x.round = kRoundCancelComplaint;
+                                             x.type = MessageType::complaint;
+                                             x.payload = c.encode();
+                                             out.push_back(x);
+                                             return out;
+                                           }}});
+    // A reveal that does not open session 1's key is false: its sender is excluded for it, and
+    // its neighbours' recovery reveals their keys of session 1 only.
+    check(o, {bad}, 5);
+    REQUIRE(o.coordinated.value().excluded.count(bad) == 1);
+    CHECK(o.coordinated.value().excluded.at(bad).offence == Offence::false_seed);
+  }
+}
+
+TEST_CASE("Readers refuse a chain session without its base, with another roster, or twice at one index",
+          "[protocol][chain]") {
+  const Setup s = make_setup(4, 3);
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  const SessionParams p0 = chain_params(s, 0, {});
+  const Bytes32 base = p0.session_id();
+  auto refused = [&](const SessionParams& p, const std::vector<RosterEntry>& roster, const std::string& what) {
+    CoordinatorOptions co;
+    co.params = p;
+    co.roster = roster;
+    co.sign_seed[0] = 0xc7;
+    co.poll_ms = 5;
+    auto r = run_coordinator(co, *board);
+    INFO((r.ok() ? std::string("accepted") : r.error().message));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find(what) != std::string::npos);
+    const AuditReport a = audit_session(*board, p.session_id());
+    CHECK_FALSE(a.all_passed());
+  };
+  // The base is not on the board yet.
+  SessionParams early = chain_params(s, 1, base);
+  early.nonce[3] = 7;
+  refused(early, s.roster, "base session is not on the board");
+  check(run(*board, s, p0), {}, 4);
+  // Another roster than the base's.
+  std::vector<RosterEntry> other = s.roster;
+  std::swap(other[0], other[1]);
+  SessionParams p = chain_params(s, 1, base);
+  p.nonce[1] = 1;
+  refused(p, other, "another roster");
+  // Another chain length than the base's.
+  p = chain_params(s, 1, base);
+  p.chain_rounds = 4;
+  refused(p, s.roster, "not the base of a chain of 4");
+  // Index 1 once, then again.
+  check(run(*board, s, chain_params(s, 1, base)), {}, 4);
+  p = chain_params(s, 1, base);
+  p.nonce[2] = 9;
+  refused(p, s.roster, "has this index");
+}
