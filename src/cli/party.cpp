@@ -141,6 +141,10 @@ int run_keys(const std::string& out) {
 
 struct CoordinateArgs : SessionArgs {
   std::string board, board_key, roster;
+  std::string keys;            // the coordinator's key file (gopa keys); default: a fresh key
+  std::uint32_t chain_rounds = 0;
+  std::string chain_base;      // hex id (or unique prefix) of the chain's base
+  std::optional<std::uint32_t> chain_index;
   unsigned threads = 0;
   bool json_out = false;
   bool progress = false;  // round lines on stderr even with --json
@@ -161,15 +165,61 @@ int run_coordinate(const CoordinateArgs& args) {
                      std::to_string(gp::SessionParams::kMaxParties));
   }
   a.parties = static_cast<std::uint32_t>(roster.size());
-  const PlannedSession planned = plan_session(a);
-  const gp::SessionParams& p = planned.params;
-  const std::string& privacy = planned.privacy;
+  // A chain (docs/protocol.md § Chains of sessions): a base of --chain-rounds sessions, or session
+  // --chain-index of the chain whose base is --chain-base; one coordinator key (--keys) for all.
+  const bool later = !a.chain_base.empty();
+  if (a.chain_index.has_value() != later) {
+    throw UsageError(later ? "--chain-base: give the session's --chain-index too" : "--chain-index: give the chain's --chain-base too");
+  }
+  if (later && a.chain_rounds != 0) throw UsageError("--chain-rounds: a later session of a chain takes the base's");
+  if (a.chain_rounds == 1 || a.chain_rounds > gp::SessionParams::kMaxChainRounds) {
+    throw UsageError("--chain-rounds: must be in 2.." + std::to_string(gp::SessionParams::kMaxChainRounds));
+  }
+  if ((later || a.chain_rounds != 0) && a.keys.empty()) {
+    throw UsageError("--keys: a chain's sessions are set up under one coordinator key; give its key file (gopa keys)");
+  }
+  PlannedSession planned = plan_session(a);
   auto board = connect(a.board, a.board_key, "coordinate");
   if (!board) return kExitIo;
+  if (a.chain_rounds != 0) planned.params.chain_rounds = a.chain_rounds;
+  if (later) {
+    auto listing = gp::list_sessions(*board);
+    if (!listing) {
+      std::fprintf(stderr, "gopa coordinate: cannot read the board: %s\n", listing.error().message.c_str());
+      return kExitIo;
+    }
+    std::optional<Bytes32> base;
+    for (const auto& id : listing.value()) {
+      if (to_hex(id).rfind(a.chain_base, 0) != 0) continue;
+      if (base) throw UsageError("--chain-base " + a.chain_base + ": more than one session on the board starts so");
+      base = id;
+    }
+    if (!base) throw UsageError("--chain-base " + a.chain_base + ": no session on the board has that id");
+    auto bp = gp::session_params(*board, *base);
+    if (!bp) throw UsageError("--chain-base " + a.chain_base + ": " + bp.error().message);
+    if (!bp.value().chained() || bp.value().linked()) {
+      throw UsageError("--chain-base " + a.chain_base + ": that session is not the base of a chain (gopa coordinate --chain-rounds T)");
+    }
+    if (*a.chain_index < 1 || *a.chain_index >= bp.value().chain_rounds) {
+      throw UsageError("--chain-index: must be in 1.." + std::to_string(bp.value().chain_rounds - 1) + " for that chain");
+    }
+    planned.params.chain_rounds = bp.value().chain_rounds;
+    planned.params.chain_index = *a.chain_index;
+    planned.params.chain_base = *base;
+  }
+  const gp::SessionParams& p = planned.params;
+  const std::string& privacy = planned.privacy;
   gp::CoordinatorOptions o;
   o.params = p;
   o.roster = roster;
-  randombytes_buf(o.sign_seed.data(), o.sign_seed.size());
+  if (!a.keys.empty()) {
+    gp::PartyKeys k = read_keys(a.keys);
+    o.sign_seed = k.sign_seed;
+    sodium_memzero(k.sign_seed.data(), k.sign_seed.size());
+    sodium_memzero(k.box_seed.data(), k.box_seed.size());
+  } else {
+    randombytes_buf(o.sign_seed.data(), o.sign_seed.size());
+  }
   if (!a.json_out || a.progress) o.log = stderr_log("coordinator");
   auto r = gp::run_coordinator(o, *board);
   sodium_memzero(o.sign_seed.data(), o.sign_seed.size());
@@ -354,6 +404,15 @@ void add_party_commands(CLI::App& app, Context& ctx) {
                     "the least time a round stays open while a party that finished the previous round is missing "
                     "(default min(5000, --round-timeout-ms)); parties refuse a round closed sooner")
       ->check(CLI::Range(1u, 3'600'000u));
+  coord->add_option("--keys", c->keys,
+                    "the coordinator's key file (gopa keys --out FILE) to sign the session with (default: a fresh key); "
+                    "a chain's sessions need one key");
+  coord->add_option("--chain-rounds", c->chain_rounds,
+                    "start a chain of T sessions (2..65536) over this session's graph and sealed pairwise seeds; the "
+                    "later ones reuse them with their index (docs/protocol.md § Chains of sessions)");
+  coord->add_option("--chain-base", c->chain_base,
+                    "continue the chain whose base session has this id (hex; a unique prefix will do): no seed exchange");
+  coord->add_option("--chain-index", c->chain_index, "with --chain-base: this session's index in the chain, 1..T−1 (each used once)");
   coord->add_option("--seed", c->seed, "seed of the planner's sampled graphs (default 1)");
   coord->add_option("--threads", c->threads, "threads for checking the parties' proofs (default 0: every core)");
   coord->add_flag("--json", c->json_out, "machine-readable output (docs/cli-json.md); stderr stays quiet");

@@ -577,9 +577,16 @@ int run_audit(const AuditArgs& a) {
   } else {
     if (audit.params) {
       const gp::SessionParams& p = *audit.params;
-      std::printf("session %s  parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  inputs in [0, %.6g]  noise %s\n",
-                  to_hex(p.session_id()).c_str(), p.parties, p.dim, p.neighbors, p.sigma_eta, p.sigma_delta,
-                  p.input_max_real(), gp::noise_mode_name(p.noise));
+      char domain[64];
+      std::snprintf(domain, sizeof domain, p.input_domain == gp::InputDomain::l2_ball ? "inputs ‖x‖₂ <= %.6g" : "inputs in [0, %.6g]",
+                    p.input_max_real());
+      std::string chain;
+      if (p.chained()) {
+        chain = "  chain session " + std::to_string(p.chain_index) + " of 0.." + std::to_string(p.chain_rounds - 1) +
+                (p.linked() ? " (base " + to_hex(p.chain_base).substr(0, 16) + ": its graph and sealed seeds)" : " (its base)");
+      }
+      std::printf("session %s  parties %u  dim %u  k %u  σ_η %.4g  σ_Δ %.4g  %s  noise %s%s\n", to_hex(p.session_id()).c_str(),
+                  p.parties, p.dim, p.neighbors, p.sigma_eta, p.sigma_delta, domain, gp::noise_mode_name(p.noise), chain.c_str());
       std::printf("privacy (from the posted parameters, at honest fraction %s and δ = %s): %s\n",
                   g3(a.honest_fraction).c_str(), g3(a.delta).c_str(), privacy_sentence(*cert).c_str());
     }

@@ -392,6 +392,10 @@ void put_params(nlohmann::json& j, const gp::SessionParams& p) {
   j["randomness_restarts"] = p.randomness_restarts;
   j["min_round_ms"] = p.min_round_ms;
   j["round_timeout_ms"] = p.round_timeout_ms;
+  if (p.chained()) {
+    j["chain"] = {{"rounds", p.chain_rounds}, {"index", p.chain_index}};
+    if (p.linked()) j["chain"]["base"] = to_hex(p.chain_base);
+  }
 }
 
 nlohmann::json certificate_json(const gp::Certificate& c) {

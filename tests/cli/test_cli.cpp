@@ -328,7 +328,7 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
   g += GOPA_BINARY;
   g += "'";
   // Keys, one process per party; the roster is the .pub files in party order.
-  for (const char* k : {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7"}) {
+  for (const char* k : {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "coord"}) {
     std::string args = "keys --out ";
     args += k;
     args += ".json > /dev/null";
@@ -351,13 +351,16 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
        << " > party$i.json 2> party$i.err &\n"
        << "  PIDS=\"$PIDS $!\"\n"
        << "done\n"
+       // The first session is the base of a chain of two (one coordinator key for both).
        << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 8 --sigma-eta 0.01"
        << " --sigma-delta 20 --neighbors 2 --sampler clt --sampler-precision 12 --round-timeout-ms 60000 --json"
-       << " > coordinator.json 2> coordinator.err\n"
+       << " --chain-rounds 2 --keys coord.json > coordinator.json 2> coordinator.err\n"
        << "for p in $PIDS; do wait $p; done\n"
        << g << " audit --board \"$URL\" --board-key \"$VKEY\" --json > audit.json\n"
-       // A second session on the same board: the parties join the only open one; each session
-       // is then audited by its id, and an audit without one refuses to guess.
+       // A second session on the same board, the chain's session 1 (no seed exchange): the
+       // parties join the only open one; each session is then audited by its id, and an audit
+       // without one refuses to guess.
+       << "S1=$(sed -n 's/.*\"session_id\": \"\\([0-9a-f]*\\)\".*/\\1/p' coordinator.json | head -n 1)\n"
        << "PIDS=\"\"\n"
        << "for i in 0 1 2 3 4 5 6 7; do\n"
        << "  " << g << " party --board \"$URL\" --board-key \"$VKEY\" --id $i --keys k$i.json --input 0.$((8 - i)) --json"
@@ -367,9 +370,8 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
        << "done\n"
        << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties 8 --sigma-eta 0.01"
        << " --sigma-delta 20 --neighbors 2 --sampler clt --sampler-precision 12 --round-timeout-ms 60000 --json"
-       << " > coordinator2.json 2> coordinator2.err\n"
+       << " --chain-base \"${S1:0:12}\" --chain-index 1 --keys coord.json > coordinator2.json 2> coordinator2.err\n"
        << "for p in $PIDS; do wait $p; done\n"
-       << "S1=$(sed -n 's/.*\"session_id\": \"\\([0-9a-f]*\\)\".*/\\1/p' coordinator.json | head -n 1)\n"
        << "S2=$(sed -n 's/.*\"session_id\": \"\\([0-9a-f]*\\)\".*/\\1/p' coordinator2.json | head -n 1)\n"
        << g << " audit --board \"$URL\" --board-key \"$VKEY\" --session \"$S1\" --json > audit1.json\n"
        << g << " audit --board \"$URL\" --board-key \"$VKEY\" --session \"$S2\" --json > audit2.json\n"
@@ -411,6 +413,10 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
   // The second session on the same board: its own id, its own result, both audits clean.
   const auto jc2 = nlohmann::json::parse(std::ifstream(d.path / "coordinator2.json"));
   CHECK(jc2.at("session_id") != jc.at("session_id"));
+  CHECK(jc.at("chain").at("rounds") == 2);
+  CHECK(jc.at("chain").at("index") == 0);
+  CHECK(jc2.at("chain").at("index") == 1);
+  CHECK(jc2.at("chain").at("base") == jc.at("session_id"));
   CHECK(jc2.at("counted") == 8);
   CHECK(std::fabs(jc2.at("estimate")[0].get<double>() - 0.45) < 0.05);
   for (const char* f : {"audit1.json", "audit2.json"}) {
