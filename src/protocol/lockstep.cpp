@@ -134,7 +134,7 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
   // Round 1: setup.
   CoordinatorRole coordinator(board, setup,
                               SigningKey::from_seed(cfg.coordinator_sign_seed ? *cfg.coordinator_sign_seed
-                                                                              : derive_key(cfg.seed, "gopa/sim/coordinator", 0)));
+                                                                              : derive_key(cfg.key_seed.value_or(cfg.seed), "gopa/sim/coordinator", 0)));
   if (auto st = coordinator.post_setup(); !st) return st.error();
   phase_done("setup");
 

@@ -464,3 +464,52 @@ TEST_CASE("Readers refuse a chain session without its base, with another roster,
   p.nonce[2] = 9;
   refused(p, s.roster, "has this index");
 }
+
+TEST_CASE("A chain in one process (run_session), private and hidden noise: fresh randomness, one roster", "[protocol][chain][hidden]") {
+  const bool hidden = GENERATE(false, true);
+  INFO((hidden ? "hidden noise" : "private noise"));
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  RunConfig cfg;
+  cfg.params = SessionParams::defaults(6, 2);
+  cfg.params.neighbors = 2;
+  cfg.params.sigma_eta = hidden ? 1.0 : 0.01;
+  cfg.params.sigma_delta = 50.0;
+  cfg.params.input_max = std::uint64_t{100} << 16;
+  cfg.params.sampler = hidden ? SamplerKind::box_muller : SamplerKind::clt;
+  cfg.params.sampler_precision = 8;
+  if (hidden) {
+    cfg.params.noise = NoiseMode::hidden;
+    cfg.params.committee = 3;
+    cfg.params.paillier_bits = 704;  // insecure test moduli: fast
+  }
+  cfg.params.chain_rounds = 2;
+  cfg.key_seed = 77;  // one roster over the chain
+  double mean = 0;
+  for (std::uint32_t u = 0; u < 6; ++u) {
+    cfg.inputs.push_back({std::uint64_t{10 + 7 * u} << 16, std::uint64_t{50} << 16});
+    mean += (10.0 + 7.0 * u) / 6.0;
+  }
+  Bytes32 base{};
+  for (std::uint32_t t = 0; t < 2; ++t) {
+    INFO("chain session " << t);
+    cfg.params.chain_index = t;
+    if (t == 1) cfg.params.chain_base = base;
+    cfg.params.nonce[0] = static_cast<std::uint8_t>(t + 1);
+    cfg.seed = 100 + t;  // fresh randomness every session
+    auto report = run_session(cfg, *board);
+    INFO((report.ok() ? std::string() : report.error().message));
+    REQUIRE(report.ok());
+    const RunReport& r = report.value();
+    CHECK(r.withheld.empty());
+    CHECK(r.counted.size() == 6);
+    CHECK(r.seeds_exchanged == (t == 0));  // session 1 has no rounds 4–5
+    REQUIRE(r.estimate.size() == 2);
+    const double tolerance = hidden ? 6.0 / 6.0 : 0.1;  // η ~ N(0, 1) once (hidden) or per party (σ 0.01)
+    CHECK(std::fabs(r.estimate[0] - mean) < tolerance);
+    CHECK(std::fabs(r.estimate[1] - 50.0) < tolerance);
+    const AuditReport a = audit_session(*board, r.session_id);
+    for (const auto& c : a.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
+    CHECK(a.all_passed());
+    if (t == 0) base = r.session_id;
+  }
+}

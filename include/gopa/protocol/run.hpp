@@ -87,8 +87,9 @@ struct RunConfig {
   // Σ x_j² ≤ C², each held as its two's complement bit pattern (static_cast<std::uint64_t>(x)).
   std::vector<std::vector<std::uint64_t>> inputs;
   std::uint64_t seed = 1;  // keys and randomness of the simulated parties (reproducible runs)
-  // The simulated parties' keys from this seed instead of `seed`: the sessions of a chain
-  // (params.chain_rounds ≥ 2) run over one roster, each with fresh randomness.
+  // The simulated parties' keys (and the default coordinator key) from this seed instead of
+  // `seed`: the sessions of a chain (params.chain_rounds ≥ 2) run over one roster and one
+  // coordinator, each with fresh randomness.
   std::optional<std::uint64_t> key_seed;
   // The coordinator's Ed25519 seed; default: derived from `seed`. One key over several sessions
   // lets a training manifest be signed by the coordinator of every session it lists.
