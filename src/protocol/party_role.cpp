@@ -48,9 +48,16 @@ void PartyRole::prepare(std::uint32_t round, const View& v) {
     } else if (setup.params.linked() && !me_->has_edge(w)) {
       // A chain's later session: the seed from the base's sealed seed (which the base's
       // complaints round let stand, so this party, an end of it, can open it).
+      // One it cannot open (its bad-box complaint in the base was cut off by the base's round
+      // close) leaves it without that edge's terms: it stays out of the session, a drop-out,
+      // rather than post a neighbour list the graph contradicts.
       auto m = v.edge_seeds.find(e);
       GOPA_CHECK(m != v.edge_seeds.end(), "a chain edge left in has its sealed seed in the base");
-      if (!me_->adopt_seed(shared_->sid(), m->second, setup.roster[w].box_key, setup.params)) me_->drop_edge(w);
+      if (!me_->adopt_seed(shared_->sid(), m->second, setup.roster[w].box_key, setup.params)) {
+        stopped_ = "the chain's base left edge {" + std::to_string(e.first) + ", " + std::to_string(e.second) +
+                   "} in, but its sealed seed does not open to its commitment here: this party cannot take part";
+        return;
+      }
     }
   }
   me_->step_commitments(fixed_->y, effective_neighbours(g, dropped, u_));
@@ -122,6 +129,8 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
       // Commitments with the input-domain and noise proofs (made by prepare unless already made).
       if (dev_.dropout) return stop("dropped out (test)");
       prepare(round, v);
+      if (!stopped_.empty()) return stop(stopped_);  // a chain edge it cannot open
+      GOPA_CHECK(mine_.has_value(), "prepare made the commitments");
       out.posts.push_back({round, MessageType::commitment, mine_->encode(), {}});
       return out;
     case kRoundCancelComplaint:

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -512,4 +513,70 @@ TEST_CASE("A chain in one process (run_session), private and hidden noise: fresh
     CHECK(a.all_passed());
     if (t == 0) base = r.session_id;
   }
+}
+
+TEST_CASE("A chain edge the base left in but its ends cannot open: they sit the session out, blamed for nothing else",
+          "[protocol][chain][adversary]") {
+  const Setup s = make_setup(6, 2);
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  const SessionParams p0 = chain_params(s, 0, {});
+  // In the base, lo seals a box to hi that does not open, and hi's bad-box complaint never makes
+  // it (as when the coordinator closed round 5 before it arrived): the edge stays in.
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> edge;
+  std::mutex mu;
+  Deviate corrupt = [&](const Entry& e) {
+    Entry x = e;
+    if (e.type == MessageType::edge_seed) {
+      auto m = EdgeSeedMessage::decode(e.payload);
+      std::lock_guard<std::mutex> lock(mu);
+      if (m && !edge) {
+        edge = std::make_pair(m->lo, m->hi);
+        m->sealed[40] ^= 1;
+        x.payload = m->encode();
+      }
+    }
+    return std::vector<Entry>{x};
+  };
+  std::map<std::uint32_t, Deviate> base_dev;
+  for (std::uint32_t u = 0; u < s.p.parties; ++u) {
+    base_dev[u] = [&, u](const Entry& e) {
+      if (e.type == MessageType::complaint && e.round == kRoundBoxComplaint) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (edge && edge->second == u) return std::vector<Entry>{};  // hi's complaint is lost
+      }
+      return corrupt(e);
+    };
+  }
+  (void)run(*board, s, p0, base_dev);
+  REQUIRE(edge);
+  // Session 1, everyone following the protocol: neither end can open the edge's box (lo sealed
+  // it wrong), so both stay out as drop-outs, and nobody is blamed for a deviation.
+  const Outcome o = run(*board, s, chain_params(s, 1, p0.session_id()));
+  REQUIRE(o.coordinated.ok());
+  const RunReport& r = o.coordinated.value();
+  std::string excluded;
+  for (const auto& [u, b] : r.excluded) excluded += std::to_string(u) + ": " + b.text() + "; ";
+  INFO("excluded " << excluded);
+  // A party whose every edge goes to those two keeps no hidden edge to a counted party and
+  // keeps its masked value back (docs/privacy.md §10): excluded for no masked value, nothing more.
+  for (const auto& [u, b] : r.excluded) {
+    if (u == edge->first || u == edge->second) continue;
+    INFO("party " << u);
+    CHECK(b.offence == Offence::no_masked);
+    REQUIRE(o.parties[u].has_value());
+    REQUIRE(o.parties[u]->ok());
+    CHECK(o.parties[u]->value().stopped.find("no edge to a party still counted is hidden") != std::string::npos);
+  }
+  for (const std::uint32_t end : {edge->first, edge->second}) {
+    INFO("end " << end);
+    REQUIRE(r.excluded.count(end) == 1);
+    CHECK(r.excluded.at(end).offence == Offence::dropout);
+    REQUIRE(o.parties[end].has_value());
+    REQUIRE(o.parties[end]->ok());
+    CHECK(o.parties[end]->value().stopped.find("does not open") != std::string::npos);
+  }
+  CHECK(r.named.empty());
+  CHECK(r.withheld.empty());
+  CHECK(r.counted.size() == 6 - r.excluded.size());
+  CHECK(o.audit.exposed.empty());
 }
