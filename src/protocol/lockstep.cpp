@@ -255,6 +255,9 @@ bulletin::Result<RunReport> run_session(const RunConfig& cfg, bulletin::Board& b
       // n = 10,000 the peak RSS was 748 MB instead of 188 MB.)
       std::mutex progress_mu;
       std::size_t committed = 0;
+      for (std::uint32_t u = 0; u < p.parties; ++u) {
+        if (!roles[u]->deviation().dropout) roles[u]->settle_edges(*view);
+      }
       parallel_for(p.parties, [&](std::size_t u) {
         roles[u]->prepare(r, *view);
         if (!roles[u]->commitment()) return;

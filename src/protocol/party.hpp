@@ -482,6 +482,11 @@ class PartyRole {
   // The heavy work of a round, which may run for several parties at once (round 6: the proofs);
   // act then only encodes. act does it itself when prepare was not called.
   void prepare(std::uint32_t round, const View& v);
+  // Before round 6: drops the edges the graph left out and, in a chain's later session, takes the
+  // others' seeds from the base's sealed seeds (once; prepare calls it too). A driver that
+  // proves several parties on worker threads calls it on its own thread first, so the parties'
+  // long-lived pairwise terms are not allocated between the provers' scratch buffers.
+  void settle_edges(const View& v);
 
   // Before round 9: whether a masked value may still be in flight (some party that committed has
   // none on the board, and the result is not withheld). A party process then reads the board
@@ -516,6 +521,7 @@ class PartyRole {
   std::set<Edge> revealed_;
   bool masked_posted_ = false;
   std::string stopped_;
+  bool edges_settled_ = false;
 };
 
 // The committee member in its own process (round 11, hidden noise): every call of the session's

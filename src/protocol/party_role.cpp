@@ -35,9 +35,9 @@ bool PartyRole::awaits_late_masked(const View& v, Judged& judged) {
   return missing && at_close.withheld.empty() && !v.closed.count(kRoundRecovery);
 }
 
-void PartyRole::prepare(std::uint32_t round, const View& v) {
-  if (round != kRoundCommit || mine_ || dev_.dropout || !stopped_.empty() || !fix_randomness(v).empty()) return;
-  // Commitments with the input-domain and noise proofs, over the edges that were not dropped.
+void PartyRole::settle_edges(const View& v) {
+  if (edges_settled_ || !stopped_.empty() || !fix_randomness(v).empty()) return;
+  edges_settled_ = true;
   const Graph& g = fixed_->graph;
   const std::set<Edge> dropped = dropped_edges(v);
   const SetupMessage& setup = shared_->setup();
@@ -47,10 +47,10 @@ void PartyRole::prepare(std::uint32_t round, const View& v) {
       me_->drop_edge(w);
     } else if (setup.params.linked() && !me_->has_edge(w)) {
       // A chain's later session: the seed from the base's sealed seed (which the base's
-      // complaints round let stand, so this party, an end of it, can open it).
-      // One it cannot open (its bad-box complaint in the base was cut off by the base's round
-      // close) leaves it without that edge's terms: it stays out of the session, a drop-out,
-      // rather than post a neighbour list the graph contradicts.
+      // complaints round let stand, so this party, an end of it, can open it). One it cannot
+      // open (its bad-box complaint in the base was cut off by the base's round close) leaves
+      // it without that edge's terms: it stays out of the session, a drop-out, rather than post
+      // a neighbour list the graph contradicts.
       auto m = v.edge_seeds.find(e);
       GOPA_CHECK(m != v.edge_seeds.end(), "a chain edge left in has its sealed seed in the base");
       if (!me_->adopt_seed(shared_->sid(), m->second, setup.roster[w].box_key, setup.params)) {
@@ -60,7 +60,15 @@ void PartyRole::prepare(std::uint32_t round, const View& v) {
       }
     }
   }
-  me_->step_commitments(fixed_->y, effective_neighbours(g, dropped, u_));
+}
+
+void PartyRole::prepare(std::uint32_t round, const View& v) {
+  if (round != kRoundCommit || mine_ || dev_.dropout || !stopped_.empty() || !fix_randomness(v).empty()) return;
+  // Commitments with the input-domain and noise proofs, over the edges that were not dropped.
+  settle_edges(v);
+  if (!stopped_.empty()) return;
+  const Graph& g = fixed_->graph;
+  me_->step_commitments(fixed_->y, effective_neighbours(g, dropped_edges(v), u_));
   mine_ = me_->commitments(shared_->sid(), shared_->setup().params, fixed_->y);
 }
 
