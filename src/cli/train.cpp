@@ -120,6 +120,17 @@ class GopaRounds {
       return key;
     }());
     nonce_rng.fill(p.nonce);
+    // One graph and one exchange of sealed seeds for the whole run (docs/protocol.md § Chains of
+    // sessions): the first round is the chain's base, the others reuse its seeds with their round
+    // index. A base whose seed exchange did not complete starts a new chain at the next round.
+    if (chain_ && !chain_->ready) chain_.reset();
+    const std::uint32_t left = a_.rounds - round + 1;
+    if (!chain_ && left >= 2) chain_ = Chain{round, left, {}, false};
+    if (chain_) {
+      p.chain_rounds = chain_->rounds;
+      p.chain_index = round - chain_->first;
+      if (p.chain_index > 0) p.chain_base = chain_->base;
+    }
     // Certify these exact parameters; more pairwise noise never hurts (docs/privacy.md §1.4).
     gp::Certificate cert;
     for (int attempt = 0;; ++attempt) {
@@ -134,6 +145,8 @@ class GopaRounds {
     gp::RunConfig cfg;
     cfg.params = p;
     cfg.seed = secrets_ + 0x9e3779b97f4a7c15ULL * (2ULL * round + (hidden_ ? 1 : 0));
+    // The parties keep their keys over the chain (its sessions share one roster).
+    if (chain_) cfg.key_seed = secrets_ + 0x9e3779b97f4a7c15ULL * (2ULL * chain_->first + (hidden_ ? 1 : 0));
     cfg.coordinator_sign_seed = coordinator_seed_;
     for (std::size_t u = 0; u < vectors.size(); ++u) {
       const auto x = p.fixed_ball_input(vectors[u]);
@@ -146,6 +159,11 @@ class GopaRounds {
     if (!report) throw std::runtime_error("round " + std::to_string(round) + ": " + report.error().message);
     const gp::RunReport& r = report.value();
     sessions_.push_back(r.session_id);
+    if (chain_ && p.chain_index == 0) {
+      chain_->base = r.session_id;
+      chain_->ready = r.seeds_exchanged;
+    }
+    if (chain_ && p.chain_index + 1 == chain_->rounds) chain_.reset();
     certificates_.push_back(cert);
     proof_bytes_ = r.proof_bytes_per_party;
     board_bytes_ += r.board_bytes;
@@ -184,6 +202,14 @@ class GopaRounds {
   double delta_round_ = 0, mu_round_ = 0;
   PlannedSession planned_;
   std::vector<Bytes32> sessions_;
+  // The chain the rounds run in: its first round, length, base session and whether the base's
+  // seed exchange completed.
+  struct Chain {
+    std::uint32_t first = 1, rounds = 2;
+    Bytes32 base{};
+    bool ready = false;
+  };
+  std::optional<Chain> chain_;
   std::vector<gp::Certificate> certificates_;
   std::vector<std::uint32_t> withheld_;
   std::vector<std::size_t> counted_;
