@@ -18,6 +18,7 @@
 #include "gopa/protocol/edges.hpp"
 #include "gopa/protocol/messages.hpp"
 #include "gopa/protocol/run.hpp"
+#include "processes.hpp"
 
 using namespace gopa;
 using namespace gopa::protocol;
@@ -141,33 +142,14 @@ TEST_CASE("Key reveals: encoding, strict decoding", "[protocol][chain]") {
 
 // ---- Whole chains: a coordinator and party processes (threads) over one board.
 
-struct Setup {
-  SessionParams p;  // the base's parameters (chain_rounds = T)
-  std::vector<PartyKeys> keys;
-  std::vector<RosterEntry> roster;
-  std::vector<double> inputs;
-};
+using processes::Deviate;
+using processes::Outcome;
+using processes::Setup;
 
+// n parties, the base of a chain of `rounds` sessions.
 Setup make_setup(std::uint32_t n, std::uint32_t rounds) {
-  Setup s;
-  s.p = SessionParams::defaults(n, 1);
-  s.p.input_max = std::uint64_t{100} << 16;
-  s.p.neighbors = 2;
-  s.p.sigma_eta = 0.05;
-  s.p.sigma_delta = 20.0;
-  s.p.sampler = SamplerKind::clt;
-  s.p.sampler_precision = 8;
-  s.p.round_timeout_ms = 4'000;
-  s.p.min_round_ms = 1'000;
+  Setup s = processes::make_setup(n, 4242);
   s.p.chain_rounds = rounds;
-  s.keys.resize(n);
-  DeterministicRng rng(4242);
-  for (std::uint32_t u = 0; u < n; ++u) {
-    rng.fill(s.keys[u].sign_seed);
-    rng.fill(s.keys[u].box_seed);
-    s.roster.push_back(s.keys[u].public_entry());
-    s.inputs.push_back(static_cast<double>(10 + 7 * u));
-  }
   return s;
 }
 
@@ -180,48 +162,17 @@ SessionParams chain_params(const Setup& s, std::uint32_t t, const Bytes32& base)
   return p;
 }
 
-using Deviate = std::function<std::vector<Entry>(const Entry&)>;
-
-struct Outcome {
-  bulletin::Result<RunReport> coordinated = bulletin::make_error(bulletin::Errc::not_found, "not run");
-  std::vector<std::optional<bulletin::Result<PartyOutcome>>> parties;
-  AuditReport audit;
-};
-
 Outcome run(bulletin::Board& board, const Setup& s, const SessionParams& p, const std::map<std::uint32_t, Deviate>& deviating = {}) {
-  Outcome out;
-  out.parties.resize(p.parties);
-  CoordinatorOptions co;
-  co.params = p;
-  co.roster = s.roster;
-  co.sign_seed[0] = 0xc7;
-  co.poll_ms = 5;
-  std::vector<std::thread> threads;
-  threads.emplace_back([&] { out.coordinated = run_coordinator(co, board); });
-  for (std::uint32_t u = 0; u < p.parties; ++u) {
-    threads.emplace_back([&, u] {
-      PartyOptions po;
-      po.index = u;
-      po.keys = s.keys[u];
-      po.input.assign(p.dim, s.inputs[u]);
-      po.poll_ms = 5;
-      po.session = p.session_id();
-      po.requirement = {1e6, 0.5, 1.0};  // these tests are about the chain, not the noise
-      if (auto d = deviating.find(u); d != deviating.end()) po.deviate = d->second;
-      out.parties[u] = run_party(po, board);
-    });
-  }
-  for (auto& t : threads) t.join();
-  out.audit = audit_session(board, p.session_id());
-  return out;
+  return processes::run_on(board, s, p, deviating);
 }
 
 // Every party in `expect_counted` is counted, nobody outside `bad` is excluded or named by the
 // coordinator, a party or the audit, and every audit check passes but those `bad` fails.
 void check(const Outcome& o, const std::set<std::uint32_t>& bad, std::size_t counted) {
-  INFO((o.coordinated.ok() ? std::string() : o.coordinated.error().message));
-  REQUIRE(o.coordinated.ok());
-  const RunReport& r = o.coordinated.value();
+  REQUIRE(o.coordinated.has_value());
+  INFO((o.coordinated->ok() ? std::string() : o.coordinated->error().message));
+  REQUIRE(o.coordinated->ok());
+  const RunReport& r = o.coordinated->value();
   for (const auto& c : o.audit.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
   INFO("withheld: " << r.withheld);
   CHECK(r.withheld.empty());
@@ -283,7 +234,7 @@ TEST_CASE("A chain of three sessions runs on one seed exchange", "[protocol][cha
   for (const Entry& e : entries_of(*board, base)) seed_entries += e.type == MessageType::edge_seed;
   CHECK(seed_entries > 0);
   const double mean = 27.5;  // inputs 10, 17, …, 45
-  for (double x : o0.coordinated.value().estimate) CHECK(std::abs(x - mean) < 1.0);
+  for (double x : o0.coordinated->value().estimate) CHECK(std::abs(x - mean) < 1.0);
 
   std::vector<Bytes> commitments;  // party 0's commitment message in each later session
   for (std::uint32_t t = 1; t < 3; ++t) {
@@ -291,7 +242,7 @@ TEST_CASE("A chain of three sessions runs on one seed exchange", "[protocol][cha
     const SessionParams p = chain_params(s, t, base);
     const Outcome o = run(*board, s, p);
     check(o, {}, 6);
-    for (double x : o.coordinated.value().estimate) CHECK(std::abs(x - mean) < 1.0);
+    for (double x : o.coordinated->value().estimate) CHECK(std::abs(x - mean) < 1.0);
     // No seed exchange: nobody posts in rounds 4 and 5, and the audit takes the base's graph.
     for (const Entry& e : entries_of(*board, p.session_id())) {
       CHECK(e.round != kRoundEdgeSeed);
@@ -320,8 +271,8 @@ TEST_CASE("A drop-out in a chain: its edges' round keys are revealed, no other r
                                                                                                      : std::vector<Entry>{e};
                                           }}});
   check(o1, {gone}, 5);
-  REQUIRE(o1.coordinated.value().excluded.count(gone) == 1);
-  CHECK(o1.coordinated.value().excluded.at(gone).offence == Offence::dropout);
+  REQUIRE(o1.coordinated->value().excluded.count(gone) == 1);
+  CHECK(o1.coordinated->value().excluded.at(gone).offence == Offence::dropout);
   // Its neighbours revealed session 1's round keys of their edges with it: each opens under the
   // base's root at index 1 only, and is neither the seed nor the key of round 0 or 2.
   std::size_t reveals = 0;
@@ -420,8 +371,8 @@ TEST_CASE("A party that replays the seed exchange, or reveals the wrong secret, 
     // A reveal that does not open session 1's key is false: its sender is excluded for it, and
     // its neighbours' recovery reveals their keys of session 1 only.
     check(o, {bad}, 5);
-    REQUIRE(o.coordinated.value().excluded.count(bad) == 1);
-    CHECK(o.coordinated.value().excluded.at(bad).offence == Offence::false_seed);
+    REQUIRE(o.coordinated->value().excluded.count(bad) == 1);
+    CHECK(o.coordinated->value().excluded.at(bad).offence == Offence::false_seed);
   }
 }
 
@@ -552,8 +503,8 @@ TEST_CASE("A chain edge the base left in but its ends cannot open: they sit the 
   // Session 1, everyone following the protocol: neither end can open the edge's box (lo sealed
   // it wrong), so both stay out as drop-outs, and nobody is blamed for a deviation.
   const Outcome o = run(*board, s, chain_params(s, 1, p0.session_id()));
-  REQUIRE(o.coordinated.ok());
-  const RunReport& r = o.coordinated.value();
+  REQUIRE(o.coordinated->ok());
+  const RunReport& r = o.coordinated->value();
   std::string excluded;
   for (const auto& [u, b] : r.excluded) excluded += std::to_string(u) + ": " + b.text() + "; ";
   INFO("excluded " << excluded);
