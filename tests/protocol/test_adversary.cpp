@@ -29,6 +29,7 @@ using processes::Deviate;
 using processes::make_setup;
 using processes::Outcome;
 using processes::Setup;
+using processes::check_promises;
 
 // One session on a fresh board: the coordinator and every party in threads; `deviate` drives
 // party `bad`; `after` posts more once everyone has finished; then the audit.
@@ -39,69 +40,6 @@ Outcome run(const Setup& s, const std::map<std::uint32_t, Deviate>& deviating,
   return processes::run_on(*board, s, s.p, deviating, after, std::move(coordinator), cheats);
 }
 
-// The promises of verifiable averaging, with `bad` the deviating parties: nobody honest is
-// excluded or named; parties, coordinator and auditor agree; no honest input is computable from
-// the board; and either the released result is the recomputation over the counted parties, or the
-// session ended without one for a reason every reader gives alike.
-void check_promises(const Setup& s, const std::set<std::uint32_t>& bad, const Outcome& o) {
-  REQUIRE(o.coordinated.has_value());
-  INFO((o.coordinated->ok() ? std::string() : o.coordinated->error().message));
-  REQUIRE(o.coordinated->ok());
-  const RunReport& r = o.coordinated->value();
-  for (const auto& c : o.audit.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
-  INFO("withheld: " << r.withheld);
-  for (const auto& [u, why] : o.audit.misbehaving) INFO("audit: party " << u << ": " << why.text());
-  for (auto u : o.audit.exposed) CHECK(bad.count(u) == 1);
-  for (std::uint32_t u = 0; u < s.p.parties; ++u) {
-    if (bad.count(u)) continue;
-    INFO("honest party " << u);
-    CHECK(r.excluded.count(u) == 0);
-    CHECK(r.named.count(u) == 0);
-    CHECK(o.audit.misbehaving.count(u) == 0);
-    REQUIRE(o.parties[u].has_value());
-    INFO((o.parties[u]->ok() ? std::string() : o.parties[u]->error().message));
-    REQUIRE(o.parties[u]->ok());
-    const PartyOutcome& po = o.parties[u]->value();
-    CHECK(po.withheld == r.withheld);
-    CHECK(po.excluded.count(u) == 0);
-    CHECK(po.named.count(u) == 0);
-    if (!r.withheld.empty()) continue;
-    CHECK(po.counted_me);
-    CHECK(po.counted == r.counted);
-    CHECK(po.estimate == r.estimate);
-  }
-  CHECK(o.audit.counted == r.counted);
-  for (const auto& [u, why] : r.excluded) CHECK_FALSE(why.text().empty());
-  if (!r.withheld.empty()) {
-    bool said = false;
-    for (const auto& c : o.audit.checks) {
-      if (c.name == "result withheld") said = c.status == CheckStatus::pass && c.detail == r.withheld;
-    }
-    CHECK(said);
-    CHECK(r.estimate.empty());
-    return;
-  }
-  // The released result is the recomputation, and the auditor agrees with the coordinator.
-  CHECK(o.audit.estimate == r.estimate);
-  bool released = false;
-  for (const auto& c : o.audit.checks) {
-    if (c.name == "released result matches the recomputation") released = c.status == CheckStatus::pass;
-    if (c.name == "excluded parties' pairwise terms removed") CHECK(c.status == CheckStatus::pass);
-  }
-  CHECK(released);
-  // The estimate is the mean of the counted parties' inputs plus small noise, in every
-  // coordinate (each party's input repeats its value).
-  double mean = 0;
-  for (auto u : r.counted) mean += s.inputs[u];
-  REQUIRE_FALSE(r.counted.empty());
-  mean /= static_cast<double>(r.counted.size());
-  REQUIRE(r.estimate.size() == s.p.dim);
-  // Private noise (σ_η = 0.05 per party): within 0.5. Hidden noise: one sample of σ_η on the sum,
-  // so the estimate is within 6σ_η / count.
-  const double tolerance =
-      s.p.noise == NoiseMode::hidden ? 6.0 * s.p.sigma_eta / static_cast<double>(r.counted.size()) : 0.5;
-  for (const double e : r.estimate) CHECK(std::fabs(e - mean) < tolerance);
-}
 
 // Hidden noise across party processes: runs sessions with party u deviating (run_with(u)) until u
 // is drawn into the committee of 3, then checks that it is excluded for `offence` (its detail
