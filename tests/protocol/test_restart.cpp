@@ -96,6 +96,7 @@ struct Restarted {
   std::optional<bulletin::Result<PartyOutcome>> refused;                 // its run with another input, if asked
   bool closed_while_away = false;  // the round it stopped after was closed before it ran again
   std::optional<std::uint32_t> committee_messages;  // it stopped after this many committee messages
+  Bytes32 sid{};                                    // the session with the restart
 };
 
 // One session: the coordinator and every party in threads on one board; party `who` stops after
@@ -103,28 +104,43 @@ struct Restarted {
 // in between (it must be refused before it posts anything). With `committee_messages`, the
 // session has hidden noise and `who`, a committee member, stops instead in the middle of round 11,
 // after posting that many committee messages, and runs again at once (the others wait for it).
+// With `chained`, the session is the second of a chain whose base runs first, undisturbed, on
+// the same board: the restarted party takes its seeds from the base again.
 Restarted run_with_restart(std::uint32_t who, std::uint32_t round, std::uint8_t nonce, bool other_input = false,
-                           std::optional<std::uint32_t> committee_messages = std::nullopt) {
+                           std::optional<std::uint32_t> committee_messages = std::nullopt, bool chained = false) {
   Restarted t;
   t.committee_messages = committee_messages;
-  const SessionParams p = params(nonce, committee_messages.has_value());
+  SessionParams p = params(nonce, committee_messages.has_value());
   for (std::uint32_t u = 0; u < kParties; ++u) t.roster.push_back(keys_of(u, nonce).public_entry());
   t.board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
   CoordinatorOptions co;
-  co.params = p;
   co.roster = t.roster;
   co.sign_seed[0] = 0xc5;
   co.poll_ms = 5;
-  t.outcomes.resize(kParties);
   auto options = [&](std::uint32_t u) {
     PartyOptions po;
     po.index = u;
     po.keys = keys_of(u, nonce);
     po.input = {input_of(u)};
     po.poll_ms = 5;
+    po.session = p.session_id();
     po.requirement = {1e6, 0.5, 1.0};
     return po;
   };
+  if (chained) {
+    p.chain_rounds = 2;
+    co.params = p;
+    std::vector<std::thread> base;
+    base.emplace_back([&] { (void)run_coordinator(co, *t.board); });
+    for (std::uint32_t u = 0; u < kParties; ++u) base.emplace_back([&, u] { (void)run_party(options(u), *t.board); });
+    for (auto& th : base) th.join();
+    p.chain_base = p.session_id();
+    p.chain_index = 1;
+    p.nonce[1] = 1;
+  }
+  co.params = p;
+  t.sid = p.session_id();
+  t.outcomes.resize(kParties);
   std::vector<std::thread> threads;
   threads.emplace_back([&] { t.coordinated = run_coordinator(co, *t.board); });
   for (std::uint32_t u = 0; u < kParties; ++u) {
@@ -168,7 +184,7 @@ void check_no_second_entries(const Restarted& t, std::uint32_t who) {
   for (const auto& bytes : raw.value()) {
     const auto e = bulletin::decode_entry(bytes);
     REQUIRE(e.ok());
-    if (!(e.value().sender == t.roster[who].sign_key)) continue;
+    if (!(e.value().sender == t.roster[who].sign_key) || e.value().session_id != t.sid) continue;
     ++mine;
     const Entry& en = e.value();
     CHECK(sequences.insert(en.sequence).second);
@@ -229,7 +245,7 @@ void check_everyone_counted(const Restarted& t, std::uint32_t who) {
   for (std::uint32_t u = 0; u < kParties; ++u) mean += input_of(u) / kParties;
   REQUIRE(r.estimate.size() == 1);
   CHECK(std::fabs(r.estimate[0] - mean) < 0.5);
-  const AuditReport a = audit_session(*t.board);
+  const AuditReport a = audit_session(*t.board, t.sid);
   for (const auto& c : a.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
   CHECK(a.all_passed());
   CHECK(a.misbehaving.empty());
@@ -248,6 +264,16 @@ TEST_CASE("A party stopped after a round resumes from the board and its keys; it
   for (const auto& [who, round] : cases) {
     INFO("party " << who << " stopped after round " << round);
     const Restarted t = run_with_restart(who, round, nonce++);
+    check_everyone_counted(t, who);
+  }
+}
+
+TEST_CASE("A party stopped in a chain's later session resumes: it takes its seeds from the base again", "[protocol][restart][chain]") {
+  // After its randomness reveal (3), its commitments (6) and its masked value (8).
+  std::uint8_t nonce = 40;
+  for (const auto& [who, round] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{1, 3}, {0, 6}, {2, 8}}) {
+    INFO("party " << who << " stopped after round " << round << " of session 1");
+    const Restarted t = run_with_restart(who, round, nonce++, false, std::nullopt, true);
     check_everyone_counted(t, who);
   }
 }
