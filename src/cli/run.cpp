@@ -406,6 +406,7 @@ int audit_all(bb::Board& board, const AuditArgs& a) {
   int code = kExitOk;
   bool log_ok = true;
   std::vector<gp::Certificate> certs;
+  std::vector<Bytes32> cert_sessions, cert_graphs;  // each certificate's session, and the session that drew its graph
   json sessions = json::array();
   const double delta_each = a.delta / static_cast<double>(ids.size());
   std::vector<learn::SessionOutcome> outcomes;
@@ -423,6 +424,8 @@ int audit_all(bb::Board& board, const AuditArgs& a) {
         throw UsageError(e.what());
       }
       certs.push_back(*cert);
+      cert_sessions.push_back(id);
+      cert_graphs.push_back(audit.params->linked() ? audit.params->chain_base : id);
     }
     json failed = json::array();
     std::string first_fail;
@@ -445,7 +448,7 @@ int audit_all(bb::Board& board, const AuditArgs& a) {
   }
   gp::ComposedCertificate composed;
   try {
-    composed = gp::compose_sessions(certs, a.delta);
+    composed = gp::compose_sessions(certs, a.delta, cert_sessions, cert_graphs);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

@@ -159,6 +159,7 @@ class GopaRounds {
     if (!report) throw std::runtime_error("round " + std::to_string(round) + ": " + report.error().message);
     const gp::RunReport& r = report.value();
     sessions_.push_back(r.session_id);
+    graphs_.push_back(p.linked() ? p.chain_base : r.session_id);  // the session that drew the round's graph
     if (chain_ && p.chain_index == 0) {
       chain_->base = r.session_id;
       chain_->ready = r.seeds_exchanged;
@@ -185,7 +186,10 @@ class GopaRounds {
     return gl::post_manifest(board_, m, bb::SigningKey::from_seed(coordinator_seed_));
   }
 
-  [[nodiscard]] gp::ComposedCertificate composed() const { return gp::compose_sessions(certificates_, a_.delta); }
+  // A chain's rounds share its base's graph: one graph-failure event (docs/privacy.md §11).
+  [[nodiscard]] gp::ComposedCertificate composed() const {
+    return gp::compose_sessions(certificates_, a_.delta, sessions_, graphs_);
+  }
   [[nodiscard]] const gp::SessionParams& params() const { return planned_.params; }
   [[nodiscard]] double mu_round() const { return mu_round_; }
   [[nodiscard]] const std::vector<Bytes32>& sessions() const { return sessions_; }
@@ -202,6 +206,7 @@ class GopaRounds {
   double delta_round_ = 0, mu_round_ = 0;
   PlannedSession planned_;
   std::vector<Bytes32> sessions_;
+  std::vector<Bytes32> graphs_;
   // The chain the rounds run in: its first round, length, base session and whether the base's
   // seed exchange completed.
   struct Chain {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -153,7 +155,18 @@ std::optional<std::string> check_requirement(const SessionParams& p, const Priva
 }
 
 ComposedCertificate compose_sessions(std::span<const Certificate> rounds, double delta) {
+  return compose_sessions(rounds, delta, {}, {});
+}
+
+ComposedCertificate compose_sessions(std::span<const Certificate> rounds, double delta, std::span<const Bytes32> sessions,
+                                     std::span<const Bytes32> graphs) {
   if (!(delta > 0.0 && delta < 1.0)) throw std::invalid_argument("delta: must be in (0, 1)");
+  if (sessions.size() != graphs.size() || (!sessions.empty() && sessions.size() != rounds.size())) {
+    throw std::invalid_argument("compose_sessions: one session id and one graph id per round");
+  }
+  // A graph drawn by a session among the rounds: its failure event counted once (the largest bound).
+  std::map<Bytes32, double> shared_graph;
+  const std::set<Bytes32> listed(sessions.begin(), sessions.end());
   ComposedCertificate out;
   out.rounds = static_cast<std::uint32_t>(rounds.size());
   out.delta = delta;
@@ -166,8 +179,15 @@ ComposedCertificate compose_sessions(std::span<const Certificate> rounds, double
       return out;
     }
     mu2 += c.worst_mu * c.worst_mu;
-    out.failure += c.graph_failure + c.committee_captured;
+    out.failure += c.committee_captured;
+    if (!graphs.empty() && listed.count(graphs[t])) {
+      double& g = shared_graph[graphs[t]];
+      g = std::max(g, c.graph_failure);
+    } else {
+      out.failure += c.graph_failure;
+    }
   }
+  for (const auto& [graph, g] : shared_graph) out.failure += g;
   out.mu = std::sqrt(mu2);
   out.delta_accountant = delta - out.failure;
   if (!(out.delta_accountant > 0.0)) {

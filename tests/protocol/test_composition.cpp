@@ -130,3 +130,33 @@ TEST_CASE("composition adds the rounds' failure probabilities to δ and refuses 
   CHECK_THROWS(gp::compose_sessions(broken, 0.0));
   CHECK_THROWS(gp::round_mu(1.0, 1e-5, 0));
 }
+
+TEST_CASE("a chain's rounds share one graph: its failure is counted once, only when its base is among them",
+          "[privacy][composition][chain]") {
+  // Rounds 0–2 a chain on base A (graph bound 1e-7 each, 3e-7 for round 2), round 3 a session of
+  // its own (B); committee bounds 2e-8 per round always add.
+  std::vector<gp::Certificate> rounds = {round_with(0.2, 1e-7, 2e-8), round_with(0.2, 1e-7, 2e-8),
+                                         round_with(0.2, 3e-7, 2e-8), round_with(0.2, 1e-7, 2e-8)};
+  gopa::Bytes32 a{}, b{}, c{}, d{};
+  a[0] = 1;
+  b[0] = 2;
+  c[0] = 3;
+  d[0] = 4;
+  const std::vector<gopa::Bytes32> sessions = {a, c, d, b};
+  const std::vector<gopa::Bytes32> graphs = {a, a, a, b};
+  const gp::ComposedCertificate chained = gp::compose_sessions(rounds, 1e-5, sessions, graphs);
+  REQUIRE(chained.certified);
+  CHECK(chained.failure == Approx(3e-7 + 1e-7 + 4 * 2e-8));  // A's graph once (its largest bound), B's, 4 committees
+  CHECK(chained.mu == Approx(0.4));                          // μ composes over every round, chain or not
+  const gp::ComposedCertificate separate = gp::compose_sessions(rounds, 1e-5);
+  CHECK(separate.failure == Approx(6e-7 + 4 * 2e-8));
+  CHECK(chained.epsilon < separate.epsilon);
+  // Without the base among the rounds its bound is unknown: every round's graph bound counts.
+  const std::vector<gopa::Bytes32> no_base = {c, d, c, b};
+  const std::vector<gopa::Bytes32> on_a = {a, a, a, b};
+  CHECK(gp::compose_sessions(rounds, 1e-5, no_base, on_a).failure == Approx(separate.failure));
+  // One id per round, or none.
+  CHECK_THROWS_AS(gp::compose_sessions(rounds, 1e-5, std::span(sessions).first(3), std::span(graphs).first(3)),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(gp::compose_sessions(rounds, 1e-5, sessions, std::span(graphs).first(3)), std::invalid_argument);
+}

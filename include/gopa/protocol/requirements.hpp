@@ -99,7 +99,7 @@ struct ComposedCertificate {
   std::string why;
   std::uint32_t rounds = 0;
   double mu = 0.0;               // sqrt(Σ worst_mu_t²)
-  double failure = 0.0;          // Σ (graph_failure_t + committee_captured_t)
+  double failure = 0.0;          // Σ committee_captured_t + the graph failures (one per graph)
   double delta = 0.0;            // total δ stated
   double delta_accountant = 0.0; // δ − failure
   double epsilon = 0.0;          // smallest ε at delta_accountant for mu (+∞ when not certified)
@@ -108,6 +108,14 @@ struct ComposedCertificate {
 // Composes the certificates of the rounds run so far for a total δ (0 < δ < 1, else throws
 // std::invalid_argument).
 [[nodiscard]] ComposedCertificate compose_sessions(std::span<const Certificate> rounds, double delta);
+// The same for rounds that may share a graph (a chain, docs/protocol.md § Chains of sessions):
+// sessions[t] is round t's session id and graphs[t] the id of the session whose joint randomness
+// drew its graph (its chain's base, or itself). Rounds on one graph share one graph-failure event,
+// counted once, at the largest of their bounds, when the session that drew it is among the rounds
+// (its bound is then among them); otherwise every round's bound is counted. Both spans have
+// rounds.size() entries (else throws std::invalid_argument).
+[[nodiscard]] ComposedCertificate compose_sessions(std::span<const Certificate> rounds, double delta,
+                                                   std::span<const Bytes32> sessions, std::span<const Bytes32> graphs);
 
 // The μ each of T equal rounds may have so that their composition meets (ε, δ_accountant):
 // mu_for(ε, δ_accountant) / √T.
