@@ -183,19 +183,12 @@ int run_coordinate(const CoordinateArgs& args) {
   if (!board) return kExitIo;
   if (a.chain_rounds != 0) planned.params.chain_rounds = a.chain_rounds;
   if (later) {
-    auto listing = gp::list_sessions(*board);
-    if (!listing) {
-      std::fprintf(stderr, "gopa coordinate: cannot read the board: %s\n", listing.error().message.c_str());
+    auto base = session_by_prefix(*board, a.chain_base, "--chain-base");
+    if (!base) {
+      std::fprintf(stderr, "gopa coordinate: cannot read the board: %s\n", base.error().message.c_str());
       return kExitIo;
     }
-    std::optional<Bytes32> base;
-    for (const auto& id : listing.value()) {
-      if (to_hex(id).rfind(a.chain_base, 0) != 0) continue;
-      if (base) throw UsageError("--chain-base " + a.chain_base + ": more than one session on the board starts so");
-      base = id;
-    }
-    if (!base) throw UsageError("--chain-base " + a.chain_base + ": no session on the board has that id");
-    auto bp = gp::session_params(*board, *base);
+    auto bp = gp::session_params(*board, base.value());
     if (!bp) throw UsageError("--chain-base " + a.chain_base + ": " + bp.error().message);
     if (!bp.value().chained() || bp.value().linked()) {
       throw UsageError("--chain-base " + a.chain_base + ": that session is not the base of a chain (gopa coordinate --chain-rounds T)");
@@ -205,7 +198,7 @@ int run_coordinate(const CoordinateArgs& args) {
     }
     planned.params.chain_rounds = bp.value().chain_rounds;
     planned.params.chain_index = *a.chain_index;
-    planned.params.chain_base = *base;
+    planned.params.chain_base = base.value();
   }
   const gp::SessionParams& p = planned.params;
   const std::string& privacy = planned.privacy;

@@ -539,17 +539,12 @@ int run_audit(const AuditArgs& a) {
   // The session: by its id (or a unique prefix of its hex), or the only one on the board.
   std::optional<Bytes32> chosen;
   if (!session.empty()) {
-    auto listing = gp::list_sessions(*board);
-    if (!listing) {
-      std::fprintf(stderr, "gopa audit: cannot read '%s': %s\n", path.c_str(), listing.error().message.c_str());
+    auto id = session_by_prefix(*board, session, "--session");
+    if (!id) {
+      std::fprintf(stderr, "gopa audit: cannot read '%s': %s\n", path.c_str(), id.error().message.c_str());
       return kExitIo;
     }
-    for (const auto& id : listing.value()) {
-      if (to_hex(id).rfind(session, 0) != 0) continue;
-      if (chosen) throw UsageError("--session " + session + ": more than one session on the board starts so");
-      chosen = id;
-    }
-    if (!chosen) throw UsageError("--session " + session + ": no session on the board has that id");
+    chosen = id.value();
   }
   const gp::AuditReport audit = gp::audit_session(*board, chosen);
   if (!chosen && audit.sessions.size() > 1) {

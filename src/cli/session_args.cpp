@@ -360,6 +360,19 @@ std::string resolve_vkey(const std::string& value, const std::string& option) {
   return vkey;
 }
 
+bulletin::Result<Bytes32> session_by_prefix(bulletin::Board& board, const std::string& prefix, const std::string& option) {
+  auto listing = gp::list_sessions(board);
+  if (!listing) return listing.error();
+  std::optional<Bytes32> chosen;
+  for (const auto& id : listing.value()) {
+    if (to_hex(id).rfind(prefix, 0) != 0) continue;
+    if (chosen) throw UsageError(option + " " + prefix + ": more than one session on the board starts so");
+    chosen = id;
+  }
+  if (!chosen) throw UsageError(option + " " + prefix + ": no session on the board has that id");
+  return *chosen;
+}
+
 void check_board_path(const std::string& board) {
   for (const char* scheme : {"http://", "https://", "postgresql://", "postgres://"}) {
     if (board.rfind(scheme, 0) == 0) return;

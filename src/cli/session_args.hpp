@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include <nlohmann/json.hpp>
 
+#include "gopa/bulletin/board.hpp"
 #include "gopa/protocol/blame.hpp"
 #include "gopa/protocol/requirements.hpp"
 #include "gopa/protocol/session.hpp"
@@ -97,6 +98,11 @@ struct PlannedSession {
 // A board given as a path (not an http[s]:// or postgres[ql]:// URL) must exist and be an SQLite
 // database; otherwise a UsageError (the same refusal in `gopa audit` and `gopa board check`).
 void check_board_path(const std::string& board);
+
+// The session on `board` whose id (hex) starts with `prefix`: UsageError naming `option` when no
+// session or more than one does; the board's error when it cannot be read.
+[[nodiscard]] bulletin::Result<Bytes32> session_by_prefix(bulletin::Board& board, const std::string& prefix,
+                                                         const std::string& option);
 
 // Whether any of these parties (index → why it was excluded or named) misbehaved: a party that
 // dropped out before publishing anything (protocol::Offence::dropout) did not; a

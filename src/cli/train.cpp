@@ -144,9 +144,11 @@ class GopaRounds {
     }
     gp::RunConfig cfg;
     cfg.params = p;
-    cfg.seed = secrets_ + 0x9e3779b97f4a7c15ULL * (2ULL * round + (hidden_ ? 1 : 0));
-    // The parties keep their keys over the chain (its sessions share one roster).
-    if (chain_) cfg.key_seed = secrets_ + 0x9e3779b97f4a7c15ULL * (2ULL * chain_->first + (hidden_ ? 1 : 0));
+    // The simulated parties' randomness of a round; they keep the keys of their chain's first
+    // round over the chain (its sessions share one roster).
+    auto seed_of = [&](std::uint32_t r) { return secrets_ + 0x9e3779b97f4a7c15ULL * (2ULL * r + (hidden_ ? 1 : 0)); };
+    cfg.seed = seed_of(round);
+    if (chain_) cfg.key_seed = seed_of(chain_->first);
     cfg.coordinator_sign_seed = coordinator_seed_;
     for (std::size_t u = 0; u < vectors.size(); ++u) {
       const auto x = p.fixed_ball_input(vectors[u]);

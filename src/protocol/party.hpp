@@ -148,20 +148,16 @@ class Party {
     return m.encode();
   }
 
-  // Opens a sealed seed from lo; false (a bad-box complaint is due) if it does not open to the
-  // seed lo committed to.
-  bool accept_seed(const Bytes32& sid, const EdgeSeedMessage& m, const Key32& lo_box, const SessionParams& p) {
-    auto seed = open_edge_seed(m.sealed, sid, m.lo, m.hi, box_, lo_box);
-    if (!seed || seed_commitment_of(sid, p, m.lo, m.hi, *seed) != m.seed_commitment) return false;
-    keep_seed(sid, p, m.lo, m.hi, *seed);
-    sodium_memzero(seed->data(), seed->size());
-    return true;
-  }
-  // A chain's session after its base: takes the seed of an edge from the base's sealed seed, which
-  // either end can open (crypto_box's key is X25519 of one end's secret and the other's public key).
-  bool adopt_seed(const Bytes32& sid, const EdgeSeedMessage& m, const Key32& other_box, const SessionParams& p) {
-    auto seed = open_edge_seed(m.sealed, p.chain_base, m.lo, m.hi, box_, other_box);
-    if (!seed || seed_commitment_of(p.chain_base, p, m.lo, m.hi, *seed) != m.seed_commitment) return false;
+  // Opens the sealed seed of edge {m.lo, m.hi} from the other end (`other_box` its X25519 key):
+  // in round 5 hi opens lo's box, and in a chain's later session either end opens the base's
+  // (crypto_box's key is X25519 of one end's secret and the other's public key, so lo can open
+  // what it sealed). The box and the commitment are bound to the chain's base id (the session's
+  // own outside a chain). False when it does not open to the seed lo committed to (in round 5, a
+  // bad-box complaint is due).
+  bool take_seed(const Bytes32& sid, const EdgeSeedMessage& m, const Key32& other_box, const SessionParams& p) {
+    const Bytes32 base = chain_base_id(p, sid);
+    auto seed = open_edge_seed(m.sealed, base, m.lo, m.hi, box_, other_box);
+    if (!seed || seed_commitment_of(base, p, m.lo, m.hi, *seed) != m.seed_commitment) return false;
     keep_seed(sid, p, m.lo, m.hi, *seed);
     sodium_memzero(seed->data(), seed->size());
     return true;

@@ -53,7 +53,7 @@ void PartyRole::settle_edges(const View& v) {
       // a neighbour list the graph contradicts.
       auto m = v.edge_seeds.find(e);
       GOPA_CHECK(m != v.edge_seeds.end(), "a chain edge left in has its sealed seed in the base");
-      if (!me_->adopt_seed(shared_->sid(), m->second, setup.roster[w].box_key, setup.params)) {
+      if (!me_->take_seed(shared_->sid(), m->second, setup.roster[w].box_key, setup.params)) {
         stopped_ = "the chain's base left edge {" + std::to_string(e.first) + ", " + std::to_string(e.second) +
                    "} in, but its sealed seed does not open to its commitment here: this party cannot take part";
         return;
@@ -129,7 +129,7 @@ PartyRole::Act PartyRole::act(std::uint32_t round, const View& v, Judged& judged
       for (auto w : g.neighbours(u_)) {
         if (w > u_) continue;
         auto m = v.edge_seeds.find({w, u_});
-        if (m != v.edge_seeds.end() && me_->accept_seed(sid, m->second, setup.roster[w].box_key, p)) continue;
+        if (m != v.edge_seeds.end() && me_->take_seed(sid, m->second, setup.roster[w].box_key, p)) continue;
         out.posts.push_back({round, MessageType::complaint, ComplaintMessage{ComplaintKind::bad_box, w, u_, {}, {}}.encode(), {}});
       }
       return out;

@@ -199,7 +199,8 @@ struct View {
   // the base, read from the log before this session's setup. Its edge_seeds are the base's.
   struct Chain {
     Key32 graph_randomness{};                                  // the base's joint randomness
-    std::set<std::pair<std::uint32_t, std::uint32_t>> dropped; // the base's bad-box edges
+    // The edges the base left out: a bad-box complaint, or no sealed seed from lo.
+    std::set<std::pair<std::uint32_t, std::uint32_t>> dropped;
   };
   std::optional<Chain> chain;
 };
