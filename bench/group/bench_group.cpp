@@ -7,6 +7,7 @@
 
 #include "gopa/group.hpp"
 #include "gopa/msm.hpp"
+#include "gopa/msm_ct.hpp"
 
 namespace {
 
@@ -57,6 +58,23 @@ void BM_MsmBasis(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(basis.msm(s));
 }
 BENCHMARK(BM_MsmBasis)->RangeMultiplier(4)->Range(64, 16384)->Unit(benchmark::kMicrosecond);
+
+// The provers' constant-time MSM: secret scalars over a basis whose tables are built once
+// (MsmSecretBasis), as the commitments to a circuit's wires and to the pivot's mask use it.
+void BM_MsmSecretBasis(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const Inputs& in = inputs(n);
+  const gopa::MsmSecretBasis basis(std::span<const gopa::Point>(in.points).first(n));
+  std::vector<gopa::SecretScalar> s;
+  for (std::size_t i = 0; i < n; ++i) s.emplace_back(in.scalars[i]);
+  std::vector<std::size_t> rows(n);
+  for (std::size_t i = 0; i < n; ++i) rows[i] = i;
+  for (auto _ : state) benchmark::DoNotOptimize(basis.msm(s, rows));
+  state.counters["per_point"] = benchmark::Counter(
+      static_cast<double>(n),
+      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_MsmSecretBasis)->Arg(1024)->Arg(8192)->Arg(43136)->Unit(benchmark::kMillisecond);
 
 void BM_MsmNaive(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
