@@ -190,7 +190,7 @@ VerifyResult batch_verify_ball(std::span<Transcript> transcripts, const Generato
 // ---------------------------------------------------------------- blocked L2-ball proofs (§5.3)
 
 namespace {
-constexpr std::string_view kBlockedDomain = "gopa/sigma/blocked-l2-ball v1";
+constexpr std::string_view kBlockedDomain = "gopa/sigma/blocked-l2-ball v2";
 
 // OR of the encoding's bytes from bits/8 on: non-zero iff v ≥ 2^bits (constant time).
 unsigned char high_bytes(const SecretScalar& v, unsigned bits) {
@@ -206,8 +206,12 @@ unsigned char high_bytes(const SecretScalar& v, unsigned bits) {
 std::size_t block_generators(unsigned bits, std::size_t n) { return 2U * n * (bits + 1U) + 3U; }
 // The slack circuit: 2b variables and gates, + 3.
 std::size_t slack_generators(unsigned bits) { return 4U * bits + 3U; }
+// A circuit body, and a batch body of s instances, for a circuit with these generators (+ G, H).
 std::size_t circuit_body_size(std::size_t generators) {
   return 96U + CompressedProof::encoded_size(fold_shape(generators + 2U));
+}
+std::size_t batch_body_size(std::size_t generators, std::size_t s) {
+  return 96U * s + CompressedProof::encoded_size(fold_shape(generators + 2U));
 }
 
 // The 32-byte digest of a finished part's transcript, absorbed into the caller's transcript.
@@ -223,6 +227,25 @@ void absorb_digests(Transcript& t, const std::vector<Digest>& digests) {
   for (const Digest& d : digests) all.insert(all.end(), d.begin(), d.end());
   t.append_message("parts", all);
 }
+
+std::string batch_name(const BallBatch& b) {
+  return b.count == 1 ? "block " + std::to_string(b.first)
+                      : "blocks " + std::to_string(b.first) + ".." + std::to_string(b.first + b.count - 1);
+}
+
+// The public side of batch b's instances: C, and each block's V_j then its S_k.
+void batch_statement(const BallBatch& b, std::size_t block, std::span<const Point> commitments,
+                     std::span<const Point> partial, const Scalar& radius,
+                     std::vector<std::vector<Scalar>>& publics, std::vector<std::vector<Point>>& coms) {
+  publics.assign(b.count, std::vector<Scalar>{radius});
+  coms.clear();
+  for (std::size_t k = b.first; k < b.first + b.count; ++k) {
+    const auto start = static_cast<std::ptrdiff_t>(k * block);
+    std::vector<Point> c(commitments.begin() + start, commitments.begin() + start + static_cast<std::ptrdiff_t>(b.len));
+    c.push_back(partial[k]);
+    coms.push_back(std::move(c));
+  }
+}
 }  // namespace
 
 bool ball_blocked_params_supported(unsigned bits, std::size_t d, std::uint64_t radius) noexcept {
@@ -230,15 +253,31 @@ bool ball_blocked_params_supported(unsigned bits, std::size_t d, std::uint64_t r
   return radius < (std::uint64_t{1} << (bits - 1));
 }
 
-std::size_t ball_block_count(std::size_t d) noexcept { return (d + kBallBlockSize - 1) / kBallBlockSize; }
+std::size_t ball_block_size(unsigned bits) noexcept {
+  return std::min<std::size_t>(kBallBlockSize, (std::size_t{1} << 15) / (bits + 1U));
+}
 
-std::size_t ball_block_len(std::size_t d, std::size_t k) noexcept {
-  const std::size_t start = k * kBallBlockSize;
-  return start >= d ? 0 : std::min(kBallBlockSize, d - start);
+std::size_t ball_block_count(unsigned bits, std::size_t d) noexcept {
+  const std::size_t n = ball_block_size(bits);
+  return (d + n - 1) / n;
+}
+
+std::size_t ball_block_len(unsigned bits, std::size_t d, std::size_t k) noexcept {
+  const std::size_t n = ball_block_size(bits);
+  const std::size_t start = k * n;
+  return start >= d ? 0 : std::min(n, d - start);
+}
+
+std::vector<BallBatch> ball_batches(unsigned bits, std::size_t d) {
+  const std::size_t n = ball_block_size(bits);
+  std::vector<BallBatch> out;
+  if (d / n > 0) out.push_back({0, d / n, n});
+  if (d % n != 0) out.push_back({d / n, 1, d % n});
+  return out;
 }
 
 std::shared_ptr<const Circuit> ball_block_circuit(unsigned bits, std::size_t n) {
-  GOPA_CHECK(bits_supported(bits) && n >= 1 && n <= kBallBlockSize, "ball_block_circuit: unsupported parameters");
+  GOPA_CHECK(bits_supported(bits) && n >= 1 && n <= ball_block_size(bits), "ball_block_circuit: unsupported parameters");
   auto build = [bits, n]() {
     // Variables in order: per coordinate its b bits, then its square (the prover's witness
     // order). Bindings: x_j for each coordinate, then Σ_j x_j² (the block's S_k).
@@ -252,7 +291,7 @@ std::shared_ptr<const Circuit> ball_block_circuit(unsigned bits, std::size_t n) 
   static std::mutex mu;
   static std::map<unsigned, std::shared_ptr<const Circuit>> full, last;
   std::lock_guard lock(mu);
-  auto& slot = n == kBallBlockSize ? full[bits] : last[bits];
+  auto& slot = n == ball_block_size(bits) ? full[bits] : last[bits];
   if (!slot || slot->bindings.size() != n + 1) slot = build();
   return slot;
 }
@@ -272,15 +311,12 @@ std::shared_ptr<const Circuit> ball_slack_circuit(unsigned bits) {
 }
 
 std::size_t ball_blocked_generators(unsigned bits, std::size_t d) {
-  return std::max(block_generators(bits, std::min(d, kBallBlockSize)), slack_generators(bits));
+  return std::max(block_generators(bits, std::min(d, ball_block_size(bits))), slack_generators(bits));
 }
 
 std::size_t BlockedBallProof::encoded_size(unsigned bits, std::size_t d) {
-  const std::size_t k = ball_block_count(d);
-  const std::size_t full = d / kBallBlockSize;
-  const std::size_t tail = d % kBallBlockSize;
-  std::size_t n = 7U + 32U * k + full * circuit_body_size(block_generators(bits, kBallBlockSize));
-  if (tail != 0) n += circuit_body_size(block_generators(bits, tail));
+  std::size_t n = 7U + 32U * ball_block_count(bits, d);
+  for (const BallBatch& b : ball_batches(bits, d)) n += batch_body_size(block_generators(bits, b.len), b.count);
   return n + circuit_body_size(slack_generators(bits));
 }
 
@@ -290,7 +326,7 @@ std::vector<std::uint8_t> BlockedBallProof::encode() const {
   wire::Writer w(out);
   w.u8(kProofVersion).u8(kBlockedBallKind).u8(static_cast<std::uint8_t>(bits)).u32(static_cast<std::uint32_t>(d));
   for (const Point& s : partial) w.point(s);
-  for (const CircuitProof& b : blocks) b.encode_body(out);
+  for (const CircuitBatchProof& b : batches) b.encode_body(out);
   slack.encode_body(out);
   return out;
 }
@@ -307,20 +343,16 @@ std::optional<BlockedBallProof> BlockedBallProof::decode(std::span<const std::ui
   BlockedBallProof p;
   p.bits = bits;
   p.d = d;
-  const std::size_t k = ball_block_count(p.d);
+  const std::size_t k = ball_block_count(p.bits, p.d);
   p.partial.reserve(k);
   for (std::size_t i = 0; i < k; ++i) p.partial.push_back(r.point());
   if (!r.ok()) return std::nullopt;
-  p.blocks.reserve(k);
   std::size_t pos = 7U + 32U * k;
-  std::shared_ptr<const Circuit> circuit;
-  for (std::size_t i = 0; i < k; ++i) {
-    const std::size_t n = ball_block_len(p.d, i);
-    if (!circuit || circuit->bindings.size() != n + 1) circuit = ball_block_circuit(p.bits, n);
-    const std::size_t len = circuit_body_size(block_generators(p.bits, n));
-    auto body = CircuitProof::decode_body(in.subspan(pos, len), *circuit);
+  for (const BallBatch& b : ball_batches(p.bits, p.d)) {
+    const std::size_t len = batch_body_size(block_generators(p.bits, b.len), b.count);
+    auto body = CircuitBatchProof::decode_body(in.subspan(pos, len), *ball_block_circuit(p.bits, b.len), b.count);
     if (!body) return std::nullopt;
-    p.blocks.push_back(std::move(*body));
+    p.batches.push_back(std::move(*body));
     pos += len;
   }
   auto body = CircuitProof::decode_body(in.subspan(pos), *ball_slack_circuit(p.bits));
@@ -335,13 +367,13 @@ void bind_ball_blocked(Transcript& t, unsigned bits, std::size_t d, std::uint64_
   t.append_u64("bits", bits);
   t.append_u64("d", d);
   t.append_u64("radius", radius);
-  t.append_u64("block", kBallBlockSize);
+  t.append_u64("block", ball_block_size(bits));
   t.append_points("partial", partial);
 }
 
-Transcript ball_block_transcript(const Transcript& bound, std::size_t k) {
+Transcript ball_batch_transcript(const Transcript& bound, std::size_t g) {
   Transcript f = bound.clone();
-  f.append_u64("block index", k);
+  f.append_u64("batch", g);
   return f;
 }
 
@@ -367,7 +399,8 @@ std::optional<BlockedBallProof> prove_ball_blocked(Transcript& t, const Generato
       gens.size() < ball_blocked_generators(bits, d))
     return std::nullopt;
   const std::vector<Scalar> publics = ball_publics(radius);
-  const std::size_t nblocks = ball_block_count(d);
+  const std::size_t block = ball_block_size(bits);
+  const std::size_t nblocks = ball_block_count(bits, d);
   // Partial sums q_k = Σ_{j∈k} x_j² (below 2^138 as integers when every x_j + C has b bits) and
   // the slack C² − Σ_k q_k; constant time.
   unsigned char high = 0;  // non-zero iff some x_j + C ∉ [0, 2^b) or the slack ∉ [0, 2^2b)
@@ -375,7 +408,7 @@ std::optional<BlockedBallProof> prove_ball_blocked(Transcript& t, const Generato
   SecretScalar slack(publics[1]);
   for (std::size_t j = 0; j < d; ++j) {
     high = static_cast<unsigned char>(high | high_bytes(values[j] + publics[0], bits));
-    q[j / kBallBlockSize] += values[j] * values[j];
+    q[j / block] += values[j] * values[j];
   }
   for (const SecretScalar& qk : q) slack -= qk;
   high = static_cast<unsigned char>(high | high_bytes(slack, 2 * bits));
@@ -383,7 +416,7 @@ std::optional<BlockedBallProof> prove_ball_blocked(Transcript& t, const Generato
   const testing::Deviation* dev = testing::deviation();
   if (high != 0 && (dev == nullptr || !dev->prove_outside_domain)) return std::nullopt;
 
-  // Randomness, in a fixed order: the blinders t_k, then one seed per block and one for the slack.
+  // Randomness, in a fixed order: the blinders t_k, then one seed per batch and one for the slack.
   BlockedBallProof proof;
   proof.bits = bits;
   proof.d = d;
@@ -396,47 +429,45 @@ std::optional<BlockedBallProof> prove_ball_blocked(Transcript& t, const Generato
     proof.partial.push_back(commit(q[k], tb.back(), gens));
     proof.partial.back().cache_encoding();
   }
-  std::vector<std::array<std::uint8_t, 32>> seeds(nblocks + 1);
+  const std::vector<BallBatch> batches = ball_batches(bits, d);
+  std::vector<std::array<std::uint8_t, 32>> seeds(batches.size() + 1);
   for (auto& s : seeds) rng.fill(s);
 
   bind_ball_blocked(t, bits, d, radius, proof.partial);
-  proof.blocks.resize(nblocks);
-  std::vector<Digest> digests(nblocks + 1);
-  const auto full = ball_block_circuit(bits, std::min(d, kBallBlockSize));
-  const std::size_t tail_len = ball_block_len(d, nblocks - 1);
-  const auto tail = tail_len == full->bindings.size() - 1 ? full : ball_block_circuit(bits, tail_len);
-  parallel_for(nblocks, std::max(threads, 1U), [&](std::size_t k) {
-    const std::size_t start = k * kBallBlockSize;
-    const std::size_t n = ball_block_len(d, k);
-    std::vector<SecretScalar> w;
-    w.reserve(n * (bits + 1U));
-    std::vector<Point> coms(commitments.begin() + static_cast<std::ptrdiff_t>(start),
-                            commitments.begin() + static_cast<std::ptrdiff_t>(start + n));
-    coms.push_back(proof.partial[k]);
-    std::vector<SecretScalar> bl;
-    bl.reserve(n + 1);
-    for (std::size_t j = start; j < start + n; ++j) {
-      (void)append_bits(values[j] + publics[0], bits, w);
-      w.push_back(values[j] * values[j]);
-      bl.push_back(blinders[j].clone());
-    }
-    bl.push_back(tb[k].clone());
-    DeterministicRng block_rng(seeds[k]);  // ChaCha20 of 32 bytes of the caller's rng
-    Transcript fork = ball_block_transcript(t, k);
-    proof.blocks[k] = prove_circuit(fork, gens, n == kBallBlockSize ? *full : *tail, {publics.data(), 1}, coms,
-                                    w, bl, block_rng);
-    digests[k] = finish_part(fork);
-  });
+  std::vector<Digest> digests(batches.size() + 1);
+  for (std::size_t g = 0; g < batches.size(); ++g) {
+    const BallBatch& b = batches[g];
+    std::vector<std::vector<Scalar>> pub;
+    std::vector<std::vector<Point>> coms;
+    batch_statement(b, block, commitments, proof.partial, publics[0], pub, coms);
+    // Block k's witness: per coordinate the bits of x_j + C and x_j²; blinders r_j, then t_k.
+    const WitnessSource source = [&](std::size_t i, std::vector<SecretScalar>& w, std::vector<SecretScalar>& bl) {
+      const std::size_t k = b.first + i;
+      const std::size_t start = k * block;
+      w.reserve(b.len * (bits + 1U));
+      for (std::size_t j = start; j < start + b.len; ++j) {
+        (void)append_bits(values[j] + publics[0], bits, w);
+        w.push_back(values[j] * values[j]);
+        bl.push_back(blinders[j].clone());
+      }
+      bl.push_back(tb[k].clone());
+    };
+    DeterministicRng batch_rng(seeds[g]);  // ChaCha20 of 32 bytes of the caller's rng
+    Transcript fork = ball_batch_transcript(t, g);
+    proof.batches.push_back(
+        prove_circuit_batch(fork, gens, *ball_block_circuit(bits, b.len), pub, coms, source, batch_rng, threads));
+    digests[g] = finish_part(fork);
+  }
   {
     std::vector<SecretScalar> w;
     w.reserve(2U * bits);
     (void)append_bits(slack, 2 * bits, w);
     const Point com = ball_slack_commitment(gens, radius, proof.partial);
-    DeterministicRng slack_rng(seeds[nblocks]);
+    DeterministicRng slack_rng(seeds.back());
     Transcript fork = ball_slack_transcript(t);
     proof.slack = prove_circuit(fork, gens, *ball_slack_circuit(bits), {}, {&com, 1}, w, {&slack_blinder, 1},
                                 slack_rng);
-    digests[nblocks] = finish_part(fork);
+    digests.back() = finish_part(fork);
   }
   for (auto& s : seeds) sodium_memzero(s.data(), s.size());
   absorb_digests(t, digests);
@@ -444,8 +475,8 @@ std::optional<BlockedBallProof> prove_ball_blocked(Transcript& t, const Generato
 }
 
 namespace {
-// The blocked proof's checks (every block, then the slack), in one of two modes: with `eq`, each
-// part's equation is added to *eq under its weight (weights[k], the slack's last; gather_terms);
+// The blocked proof's checks (every batch, then the slack), in one of two modes: with `eq`, each
+// part's equation is added to *eq under its weight (weights[g], the slack's last; gather_terms);
 // without, each part is verified alone and the first failing one is named.
 // Either way the transcript ends as the prover's did.
 VerifyResult blocked_parts(Transcript& t, const GeneratorSet& gens, const BallStatement& st,
@@ -458,60 +489,64 @@ VerifyResult blocked_parts(Transcript& t, const GeneratorSet& gens, const BallSt
                               "1 <= C < 2^(bits-1)");
   if (proof.bits != st.bits || proof.d != d)
     return VerifyResult::fail(VerifyStatus::kParameterMismatch, "proof header (bits, d) differs from the statement");
-  const std::size_t nblocks = ball_block_count(d);
-  if (proof.partial.size() != nblocks || proof.blocks.size() != nblocks)
-    return VerifyResult::fail(VerifyStatus::kMalformedProof, "one partial sum and one block proof per block");
+  const std::size_t block = ball_block_size(st.bits);
+  const std::size_t nblocks = ball_block_count(st.bits, d);
+  const std::vector<BallBatch> batches = ball_batches(st.bits, d);
+  if (proof.partial.size() != nblocks || proof.batches.size() != batches.size())
+    return VerifyResult::fail(VerifyStatus::kMalformedProof, "one partial sum per block and one batch proof per batch");
+  for (std::size_t g = 0; g < batches.size(); ++g)
+    if (proof.batches[g].p.size() != batches[g].count)
+      return VerifyResult::fail(VerifyStatus::kMalformedProof, batch_name(batches[g]) + ": wrong number of blocks");
   if (gens.size() < ball_blocked_generators(st.bits, d))
     return VerifyResult::fail(VerifyStatus::kBadStatement, "generator set too small");
-  GOPA_CHECK(eq == nullptr || weights.size() == nblocks + 1, "blocked ball: one weight per part");
+  const std::size_t parts = batches.size() + 1;
+  GOPA_CHECK(eq == nullptr || weights.size() == parts, "blocked ball: one weight per part");
   const std::vector<Scalar> publics = ball_publics(st.radius);
   bind_ball_blocked(t, st.bits, d, st.radius, proof.partial);
-  std::vector<VerifyResult> results(nblocks + 1);
-  std::vector<Digest> digests(nblocks + 1);
-  const auto full = ball_block_circuit(st.bits, std::min(d, kBallBlockSize));
-  const std::size_t tail_len = ball_block_len(d, nblocks - 1);
-  const auto tail = tail_len == full->bindings.size() - 1 ? full : ball_block_circuit(st.bits, tail_len);
+  std::vector<VerifyResult> results(parts);
+  std::vector<Digest> digests(parts);
   const Point slack_com = ball_slack_commitment(gens, st.radius, proof.partial);
-  // Part k < nblocks: block k; part nblocks: the slack. Contiguous runs of parts per thread.
-  auto check = [&](std::size_t k, MsmTerms* terms) {
-    Transcript fork = k < nblocks ? ball_block_transcript(t, k) : ball_slack_transcript(t);
-    std::vector<Point> coms;
-    const Circuit* circuit = ball_slack_circuit(st.bits).get();
-    std::span<const Scalar> pub;
-    if (k < nblocks) {
-      const std::size_t start = k * kBallBlockSize;
-      const std::size_t n = ball_block_len(d, k);
-      coms.assign(st.commitments.begin() + static_cast<std::ptrdiff_t>(start),
-                  st.commitments.begin() + static_cast<std::ptrdiff_t>(start + n));
-      coms.push_back(proof.partial[k]);
-      circuit = n == kBallBlockSize ? full.get() : tail.get();
-      pub = {publics.data(), 1};
-    } else {
-      coms.push_back(slack_com);
+  // Part g < batches: batch g; the last part: the slack. Contiguous runs of parts per thread.
+  auto check = [&](std::size_t g, MsmTerms* terms) {
+    if (g < batches.size()) {
+      const BallBatch& b = batches[g];
+      Transcript fork = ball_batch_transcript(t, g);
+      std::vector<std::vector<Scalar>> pub;
+      std::vector<std::vector<Point>> coms;
+      batch_statement(b, block, st.commitments, proof.partial, publics[0], pub, coms);
+      const Circuit& circuit = *ball_block_circuit(st.bits, b.len);
+      if (terms != nullptr) {
+        terms->set_weight(weights[g]);
+        results[g] = add_circuit_batch_terms(fork, gens, circuit, pub, coms, proof.batches[g], *terms);
+      } else {
+        results[g] = verify_circuit_batch(fork, gens, circuit, pub, coms, proof.batches[g]);
+      }
+      digests[g] = finish_part(fork);
+      return;
     }
-    const CircuitProof& body = k < nblocks ? proof.blocks[k] : proof.slack;
+    Transcript fork = ball_slack_transcript(t);
+    const Circuit& circuit = *ball_slack_circuit(st.bits);
     if (terms != nullptr) {
-      terms->set_weight(weights[k]);
-      results[k] = add_circuit_terms(fork, gens, *circuit, pub, coms, body, *terms);
+      terms->set_weight(weights[g]);
+      results[g] = add_circuit_terms(fork, gens, circuit, {}, {&slack_com, 1}, proof.slack, *terms);
     } else {
-      results[k] = verify_circuit(fork, gens, *circuit, pub, coms, body);
+      results[g] = verify_circuit(fork, gens, circuit, {}, {&slack_com, 1}, proof.slack);
     }
-    digests[k] = finish_part(fork);
+    digests[g] = finish_part(fork);
   };
-  const std::size_t parts = nblocks + 1;
   if (eq == nullptr) {
-    parallel_for(parts, std::max(threads, 1U), [&](std::size_t k) { check(k, nullptr); });
+    parallel_for(parts, std::max(threads, 1U), [&](std::size_t g) { check(g, nullptr); });
   } else {
-    gather_terms(parts, threads, *eq, [&](std::size_t k, MsmTerms& terms) {
-      check(k, &terms);
+    gather_terms(parts, threads, *eq, [&](std::size_t g, MsmTerms& terms) {
+      check(g, &terms);
       return true;
     });
   }
-  for (std::size_t k = 0; k < parts; ++k) {
-    if (!results[k]) {
-      results[k].message = (k < nblocks ? "block " + std::to_string(k) : std::string("slack C^2 - sum of partial sums")) +
-                           ": " + results[k].message;
-      return results[k];
+  for (std::size_t g = 0; g < parts; ++g) {
+    if (!results[g]) {
+      results[g].message = (g < batches.size() ? batch_name(batches[g]) : std::string("slack C^2 - sum of partial sums")) +
+                           ": " + results[g].message;
+      return results[g];
     }
   }
   absorb_digests(t, digests);
@@ -531,9 +566,13 @@ VerifyResult batch_verify_ball_blocked(std::span<Transcript> transcripts, const 
     return VerifyResult::fail(VerifyStatus::kBadStatement, "one transcript and one statement per proof");
   MsmTerms eq;
   for (std::size_t i = 0; i < proofs.size(); ++i) {
-    std::vector<Scalar> weights(ball_block_count(statements[i].commitments.size()) + 1);
+    const BallStatement& st = statements[i];
+    const std::size_t parts = ball_blocked_params_supported(st.bits, st.commitments.size(), st.radius)
+                                  ? ball_batches(st.bits, st.commitments.size()).size() + 1
+                                  : 1;
+    std::vector<Scalar> weights(parts);
     for (Scalar& w : weights) w = Scalar::random_nonzero(rng);
-    VerifyResult r = blocked_parts(transcripts[i], gens, statements[i], proofs[i], threads, weights, &eq);
+    VerifyResult r = blocked_parts(transcripts[i], gens, st, proofs[i], threads, weights, &eq);
     if (!r) return of_proof(i, std::move(r));
   }
   return batch_verdict(eq, gens);

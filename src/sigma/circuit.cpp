@@ -8,6 +8,7 @@
 #include "gopa/check.hpp"
 #include "gopa/deviation.hpp"
 #include "gopa/msm_ct.hpp"
+#include "gopa/parallel.hpp"
 #include "compressed_impl.hpp"
 #include "poly.hpp"
 #include "wire.hpp"
@@ -333,52 +334,64 @@ Fe times_coeff(const Fe& w, const Scalar& k) {
   return field::mul(w, field::of(k));
 }
 
-Fe public_part_fe(const LinComb& e, std::span<const Scalar> publics) {
-  Fe v = e.constant.is_zero() ? Fe{} : field::of(e.constant);
-  for (const Term& t : e.public_terms)
-    v = field::add(v, times_coeff(field::of(publics[t.index]), t.coeff));
-  return v;
-}
+// The combined linear form L (docs/proofs.md §4.2) for given challenges, and what its value
+// needs besides the instance: the value is f(c) + ρ·g(c) + ρ²·f(c)·g(c) − Σ weight·(public part
+// of the form), over every gate, linear constraint and binding form with a public part. The form
+// depends on the circuit and the challenges only, so a batch of instances shares it. Public data.
+struct FormPlan {
+  std::vector<Fe> form;
+  Fe rho, rho2;
+  Fe constant;  // Σ weight·constant term
+  std::vector<std::pair<Fe, const LinComb*>> with_publics;  // forms with public terms, weighted
 
-Fe add_terms(std::vector<Fe>& form, const LinComb& e, const Fe& weight,
-             std::span<const Scalar> publics) {
-  for (const Term& t : e.terms) form[t.index] = field::add(form[t.index], times_coeff(weight, t.coeff));
-  if (e.public_terms.empty() && e.constant.is_zero()) return Fe{};
-  return field::mul(weight, public_part_fe(e, publics));
-}
+  [[nodiscard]] Fe value(std::span<const Scalar> publics, const Scalar& fa_s, const Scalar& gb_s) const {
+    const Fe fa = field::of(fa_s), gb = field::of(gb_s);
+    Fe v = field::add(fa, field::mul(rho, gb));
+    v = field::add(v, field::mul(rho2, field::mul(fa, gb)));
+    v = field::sub(v, constant);
+    for (const auto& [weight, e] : with_publics) {
+      Fe pub;
+      for (const Term& t : e->public_terms)
+        pub = field::add(pub, times_coeff(field::of(publics[t.index]), t.coeff));
+      v = field::sub(v, field::mul(weight, pub));
+    }
+    return v;
+  }
+};
 
-// The combined linear form L and its value (docs/proofs.md §4.2). Public data only.
-void circuit_form(const Circuit& c, std::span<const Scalar> publics, const Challenges& ch,
-                  const Scalar& fa_s, const Scalar& gb_s, std::vector<Fe>& form, Fe& value) {
+FormPlan plan_form(const Circuit& c, const Challenges& ch) {
   const std::size_t m = c.gates.size();
   const Layout lay{c.num_witness, m};
   const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  FormPlan plan;
+  std::vector<Fe>& form = plan.form;
   form.assign(basis.size(), Fe{});
   std::vector<Fe> lam, mu;
   poly::lagrange_pair(ch.c, m, 2 * m, lam, mu);
-  const Fe fa = field::of(fa_s), gb = field::of(gb_s);
-  const Fe rho = field::of(ch.rho), rho2 = field::mul(rho, rho);
+  plan.rho = field::of(ch.rho);
+  plan.rho2 = field::mul(plan.rho, plan.rho);
+  const Fe rho = plan.rho, rho2 = plan.rho2;
+  // Adds weight·e's witness terms to the form and records its public part.
+  auto add = [&](const LinComb& e, const Fe& weight) {
+    for (const Term& t : e.terms) form[t.index] = field::add(form[t.index], times_coeff(weight, t.coeff));
+    if (!e.constant.is_zero()) plan.constant = field::add(plan.constant, field::mul(weight, field::of(e.constant)));
+    if (!e.public_terms.empty()) plan.with_publics.emplace_back(weight, &e);
+  };
   // F1: f(c) = λ_0·f(0) + Σ λ_i·a_i.
-  Fe k1, k2, k3;
   form[lay.f0()] = field::add(form[lay.f0()], lam[0]);
-  for (std::size_t i = 1; i <= m; ++i)
-    k1 = field::add(k1, add_terms(form, c.gates[i - 1].a, lam[i], publics));
+  for (std::size_t i = 1; i <= m; ++i) add(c.gates[i - 1].a, lam[i]);
   // F2 (weight ρ): g(c).
   form[lay.g0()] = field::add(form[lay.g0()], field::mul(rho, lam[0]));
-  for (std::size_t i = 1; i <= m; ++i)
-    k2 = field::add(k2, add_terms(form, c.gates[i - 1].b, field::mul(rho, lam[i]), publics));
+  for (std::size_t i = 1; i <= m; ++i) add(c.gates[i - 1].b, field::mul(rho, lam[i]));
   // F3 (weight ρ²): h(c) = μ_0·h(0) + Σ_{i≤m} μ_i·c_i + Σ_{k>m} μ_k·h(k).
   form[lay.h0()] = field::add(form[lay.h0()], field::mul(rho2, mu[0]));
-  for (std::size_t i = 1; i <= m; ++i)
-    k3 = field::add(k3, add_terms(form, c.gates[i - 1].c, field::mul(rho2, mu[i]), publics));
+  for (std::size_t i = 1; i <= m; ++i) add(c.gates[i - 1].c, field::mul(rho2, mu[i]));
   for (std::size_t k = m + 1; k <= 2 * m; ++k)
     form[lay.hk(k)] = field::add(form[lay.hk(k)], field::mul(rho2, mu[k]));
-  value = field::add(field::sub(fa, k1), field::sub(field::mul(rho, gb), k2));
-  value = field::add(value, field::sub(field::mul(rho2, field::mul(fa, gb)), k3));
   // Linear constraints z_t = 0 (weights ρ^3, ρ^4, …).
   Fe w = field::mul(rho2, rho);
   for (const LinComb& z : c.zero) {
-    value = field::sub(value, add_terms(form, z, w, publics));
+    add(z, w);
     w = field::mul(w, rho);
   }
   // Bindings: Σ_j ω^(j+1)·k_j − s = 0. The weights start at ω, not 1: the G-coordinate of P is
@@ -388,11 +401,20 @@ void circuit_form(const Circuit& c, std::span<const Scalar> publics, const Chall
     const Fe omega = field::of(ch.omega);
     Fe om = omega;
     for (const LinComb& b : c.bindings) {
-      value = field::sub(value, add_terms(form, b, field::mul(w, om), publics));
+      add(b, field::mul(w, om));
       om = field::mul(om, omega);
     }
     form[basis.n_gi] = field::sub(form[basis.n_gi], w);
   }
+  return plan;
+}
+
+// The combined linear form L and its value for one instance. Public data only.
+void circuit_form(const Circuit& c, std::span<const Scalar> publics, const Challenges& ch,
+                  const Scalar& fa_s, const Scalar& gb_s, std::vector<Fe>& form, Fe& value) {
+  FormPlan plan = plan_form(c, ch);
+  value = plan.value(publics, fa_s, gb_s);
+  form = std::move(plan.form);
 }
 
 // Witness variables that every satisfying witness keeps in {0, 1}: those with a gate
@@ -589,6 +611,234 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   return proof;
 }
 
+
+// ------------------------------------------------------------------ batches (docs/proofs.md §4.5)
+
+namespace {
+
+constexpr std::string_view kBatchDomain = "gopa/sigma/circuit-batch v1";
+
+void bind_batch_statement(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                          std::span<const std::vector<Scalar>> publics,
+                          std::span<const std::vector<Point>> commitments) {
+  t.domain_separator(kBatchDomain);
+  t.append_message("generators", gens.id());
+  t.append_message("circuit", c.id());
+  t.append_u64("witness", c.num_witness);
+  t.append_u64("gates", c.gates.size());
+  t.append_u64("zero", c.zero.size());
+  t.append_u64("instances", publics.size());
+  for (std::size_t k = 0; k < publics.size(); ++k) {
+    t.append_scalars("public", publics[k]);
+    t.append_points("V", commitments[k]);
+  }
+}
+
+bool batch_statement_ok(const GeneratorSet& gens, const Circuit& c, std::span<const std::vector<Scalar>> publics,
+                        std::span<const std::vector<Point>> commitments) {
+  if (publics.empty() || commitments.size() != publics.size()) return false;
+  for (std::size_t k = 0; k < publics.size(); ++k)
+    if (!statement_ok(gens, c, publics[k], commitments[k])) return false;
+  return true;
+}
+
+// Instance k's secrets in one pass of the batch prover: its witness and blinders from the
+// source, and f(0), g(0), γ drawn from its own stream, which every pass derives again from the
+// same transcript state, witness and seed.
+struct Opened {
+  std::vector<SecretScalar> w, blind;
+  SecretScalar f0, g0, gamma;
+};
+
+// Contiguous runs of [0, count) on up to `threads` threads: fn(run, k) for every k, run < runs().
+struct Runs {
+  std::size_t count;
+  std::size_t runs;
+  Runs(std::size_t n, unsigned threads) : count(n), runs(std::min<std::size_t>(resolve_threads(threads), n)) {}
+  template <class Fn>
+  void each(Fn&& fn) const {
+    parallel_for(runs, static_cast<unsigned>(runs), [&](std::size_t r) {
+      for (std::size_t k = count * r / runs; k < count * (r + 1) / runs; ++k) fn(r, k);
+    });
+  }
+};
+
+}  // namespace
+
+CircuitBatchProof prove_circuit_batch(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                                      std::span<const std::vector<Scalar>> publics,
+                                      std::span<const std::vector<Point>> commitments,
+                                      const WitnessSource& source, Rng& rng, unsigned threads) {
+  const std::size_t s = publics.size();
+  GOPA_CHECK(batch_statement_ok(gens, c, publics, commitments), "prove_circuit_batch: bad statement");
+  const std::size_t m = c.gates.size();
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  const std::size_t n = basis.size();
+  const testing::Deviation* dev = testing::deviation();
+  // Test-only deviation: the commitments instance 0 claims (its witness opens others).
+  std::vector<std::vector<Point>> claimed;
+  if (dev != nullptr && dev->on_statement) {
+    claimed.assign(commitments.begin(), commitments.end());
+    dev->on_statement(claimed[0]);
+    commitments = claimed;
+  }
+  bind_batch_statement(t, gens, c, publics, commitments);
+  const Transcript bound = t.clone();  // the state every instance's stream is derived from
+  std::vector<std::array<std::uint8_t, 32>> seeds(s);
+  for (auto& k : seeds) rng.fill(k);
+
+  auto open = [&](std::size_t k, Opened& o) {
+    o.w.clear();
+    o.blind.clear();
+    source(k, o.w, o.blind);
+    GOPA_CHECK(o.w.size() == c.num_witness && o.blind.size() == c.bindings.size(),
+               "prove_circuit_batch: the source gave a witness of the wrong size");
+    std::vector<const SecretScalar*> wit;
+    for (const SecretScalar& v : o.w) wit.push_back(&v);
+    for (const SecretScalar& v : o.blind) wit.push_back(&v);
+    DeterministicRng external(seeds[k]);
+    auto honest = bound.prover_rng(wit, external);
+    testing::NonceSource nonces(honest);
+    Rng& prng = nonces.get();
+    o.f0 = SecretScalar::random(prng);
+    o.g0 = SecretScalar::random(prng);
+    o.gamma = SecretScalar::random(prng);
+  };
+  // Instance k's opening of its wire commitment: (w, f(0), g(0), h(0), h(m+1..2m)) and γ, the
+  // wire offsets of a test deviation applied to instance 0 (its P follows them in pass 1).
+  auto wires = [&](std::size_t k, Opened& o, std::vector<SecretScalar>& x, Point* p) {
+    std::vector<SecretScalar> fv, gv;
+    fv.reserve(m + 1);
+    gv.reserve(m + 1);
+    fv.push_back(o.f0.clone());
+    gv.push_back(o.g0.clone());
+    for (const MulGate& g : c.gates) {
+      fv.push_back(eval_secret(g.a, o.w, publics[k]));
+      gv.push_back(eval_secret(g.b, o.w, publics[k]));
+    }
+    const std::vector<SecretScalar> fx = poly::extrapolate(fv);
+    const std::vector<SecretScalar> gx = poly::extrapolate(gv);
+    x.clear();
+    x.reserve(n);
+    for (const SecretScalar& v : o.w) x.push_back(v.clone());
+    x.push_back(o.f0.clone());
+    x.push_back(o.g0.clone());
+    x.push_back(o.f0 * o.g0);
+    for (std::size_t i = 0; i < m; ++i) x.push_back(fx[i] * gx[i]);
+    if (p != nullptr) *p = commit_wires(gens, c, x, o.gamma);
+    if (dev != nullptr && k == 0) {
+      Point ignored;
+      apply_wire_offsets(*dev, gens, p != nullptr ? *p : ignored, x, o.gamma);
+    }
+  };
+  const Runs runs(s, threads);
+  CircuitBatchProof proof;
+
+  // Pass 1: the wire commitments P_k, and a digest of each witness for the mask's stream.
+  proof.p.resize(s);
+  std::vector<SecretScalar> digests(s);
+  runs.each([&](std::size_t, std::size_t k) {
+    Opened o;
+    open(k, o);
+    std::vector<SecretScalar> x;
+    wires(k, o, x, &proof.p[k]);
+    proof.p[k].cache_encoding();
+    crypto_generichash_blake2b_state st;
+    crypto_generichash_blake2b_init(&st, nullptr, 0, 64);
+    for (const auto* part : {&o.w, &o.blind}) {
+      for (const SecretScalar& v : *part) {
+        std::uint8_t e[32];
+        decaf_255_scalar_encode(e, v.raw());
+        crypto_generichash_blake2b_update(&st, e, sizeof e);
+        sodium_memzero(e, sizeof e);
+      }
+    }
+    std::uint8_t h[64];
+    crypto_generichash_blake2b_final(&st, h, sizeof h);
+    digests[k] = SecretScalar::reduce(h);
+    sodium_memzero(h, sizeof h);
+    sodium_memzero(&st, sizeof st);
+  });
+  t.append_points("P", proof.p);
+  Challenges ch;
+  ch.c = eval_point(t, m);
+
+  // Pass 2: the evaluations f_k(c), g_k(c) (no extrapolation: f(c) = Σ_j λ_j·f(j)).
+  {
+    const std::vector<Fe> lam = poly::lagrange_at(ch.c, m);
+    proof.fa.resize(s);
+    proof.gb.resize(s);
+    runs.each([&](std::size_t, std::size_t k) {
+      Opened o;
+      open(k, o);
+      Fe fa = field::mul(field::of(o.f0), lam[0]), gb = field::mul(field::of(o.g0), lam[0]);
+      for (std::size_t j = 1; j <= m; ++j) {
+        const MulGate& g = c.gates[j - 1];
+        fa = field::add(fa, field::mul(field::of(eval_secret(g.a, o.w, publics[k])), lam[j]));
+        gb = field::add(gb, field::mul(field::of(eval_secret(g.b, o.w, publics[k])), lam[j]));
+      }
+      proof.fa[k] = field::to_scalar(fa);  // published
+      proof.gb[k] = field::to_scalar(gb);
+    });
+  }
+  if (dev != nullptr && dev->on_evaluations) dev->on_evaluations(proof.fa[0], proof.gb[0]);
+  t.append_scalars("f(c)", proof.fa);
+  t.append_scalars("g(c)", proof.gb);
+  ch.rho = t.challenge_scalar("rho");
+  ch.omega = t.challenge_scalar("omega");
+  const FormPlan plan = plan_form(c, ch);
+
+  // The amortized pivot over the s openings of P_k + Σ_j ω^(j+1)·V_{k,j} (AC20 §3.3), its
+  // stream bound to every witness through the digests.
+  const Scalar cq = detail::pivot_header(t, basis, s);
+  std::vector<const SecretScalar*> dig;
+  for (const SecretScalar& v : digests) dig.push_back(&v);
+  auto mask_honest = t.prover_rng(dig, rng);
+  testing::NonceSource mask_nonces(mask_honest);
+  std::vector<SecretScalar> r = detail::pivot_mask(t, gens, basis, plan.form, cq, mask_nonces.get(), proof.inner);
+  digests.clear();
+  const Scalar e = t.challenge_scalar("e");
+
+  // Pass 3: z = r + Σ_k e^(k+1)·x_k, each run summing its instances on its own.
+  std::vector<Fe> epow(s);
+  {
+    const Fe fe = field::of(e);
+    Fe ek = fe;
+    for (std::size_t k = 0; k < s; ++k, ek = field::mul(ek, fe)) epow[k] = ek;
+  }
+  std::vector<std::vector<Fe>> sums(runs.runs, std::vector<Fe>(n));
+  runs.each([&](std::size_t run, std::size_t k) {
+    Opened o;
+    open(k, o);
+    std::vector<SecretScalar> x;
+    wires(k, o, x, nullptr);
+    if (basis.with_g) {
+      SecretScalar sum;
+      Scalar om = ch.omega;
+      for (std::size_t j = 0; j < c.bindings.size(); ++j) {
+        sum += eval_secret(c.bindings[j], o.w, publics[k]) * om;
+        o.gamma += o.blind[j] * om;
+        om *= ch.omega;
+      }
+      x.push_back(std::move(sum));
+    }
+    x.push_back(o.gamma.clone());
+    std::vector<Fe>& acc = sums[run];
+    for (std::size_t i = 0; i < n; ++i) acc[i] = field::add(acc[i], field::mul(field::of(x[i]), epow[k]));
+  });
+  std::vector<Fe> z(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Fe v = field::of(r[i]);
+    for (const auto& acc : sums) v = field::add(v, acc[i]);
+    // The pivot's public response (the uncompressed protocol sends it in the clear).
+    z[i] = field::of(field::to_secret(v).declassify());
+    sodium_memzero(&v, sizeof v);
+  }
+  for (auto& acc : sums) sodium_memzero(acc.data(), acc.size() * sizeof(Fe));
+  detail::compress(t, gens, basis, plan.form, cq, std::move(z), proof.inner);
+  return proof;
+}
+
 namespace {
 // Shared by the verifiers: replays the statement, returns the form and the combined commitment.
 VerifyResult prepare(Transcript& t, const GeneratorSet& gens, const Circuit& c,
@@ -641,6 +891,83 @@ VerifyResult verify_circuit(Transcript& t, const GeneratorSet& gens, const Circu
                               "final equation fails: some gate, linear constraint, binding or "
                               "opening does not hold");
   return VerifyResult::valid();
+}
+
+VerifyResult add_circuit_batch_terms(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                                     std::span<const std::vector<Scalar>> publics,
+                                     std::span<const std::vector<Point>> commitments,
+                                     const CircuitBatchProof& proof, MsmTerms& eq) {
+  const std::size_t s = publics.size();
+  if (!batch_statement_ok(gens, c, publics, commitments))
+    return VerifyResult::fail(VerifyStatus::kBadStatement,
+                              "circuit, public inputs, commitments or generators are inconsistent");
+  if (proof.p.size() != s || proof.fa.size() != s || proof.gb.size() != s)
+    return VerifyResult::fail(VerifyStatus::kMalformedProof, "the proof has the wrong number of instances");
+  for (const Point& p : proof.p)
+    if (p.is_identity()) return VerifyResult::fail(VerifyStatus::kIdentityPoint, "a wire commitment P is the identity");
+  bind_batch_statement(t, gens, c, publics, commitments);
+  t.append_points("P", proof.p);
+  Challenges ch;
+  ch.c = eval_point(t, c.gates.size());
+  t.append_scalars("f(c)", proof.fa);
+  t.append_scalars("g(c)", proof.gb);
+  ch.rho = t.challenge_scalar("rho");
+  ch.omega = t.challenge_scalar("omega");
+  const FormPlan plan = plan_form(c, ch);
+  std::vector<Fe> values(s);
+  std::vector<PointExpr> combined(s);
+  for (std::size_t k = 0; k < s; ++k) {
+    values[k] = plan.value(publics[k], proof.fa[k], proof.gb[k]);
+    combined[k] = combined_commitment(proof.p[k], commitments[k], ch.omega);
+  }
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  if (!detail::compressed_verify(t, gens, basis, combined, plan.form, values, proof.inner, eq))
+    return VerifyResult::fail(VerifyStatus::kMalformedProof, "compressed proof has the wrong shape for this circuit");
+  return VerifyResult::valid();
+}
+
+VerifyResult verify_circuit_batch(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                                  std::span<const std::vector<Scalar>> publics,
+                                  std::span<const std::vector<Point>> commitments,
+                                  const CircuitBatchProof& proof) {
+  MsmTerms eq;
+  VerifyResult r = add_circuit_batch_terms(t, gens, c, publics, commitments, proof, eq);
+  if (!r) return r;
+  if (!eq.is_identity(gens))
+    return VerifyResult::fail(VerifyStatus::kFinalEquation,
+                              "final equation fails: some instance's gate, linear constraint, binding or "
+                              "opening does not hold");
+  return VerifyResult::valid();
+}
+
+std::size_t CircuitBatchProof::body_size(const Circuit& c, std::size_t instances) {
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  return 96U * instances + CompressedProof::encoded_size(fold_shape(basis.size()));
+}
+
+void CircuitBatchProof::encode_body(std::vector<std::uint8_t>& out) const {
+  wire::Writer w(out);
+  for (std::size_t k = 0; k < p.size(); ++k) w.point(p[k]).scalar(fa[k]).scalar(gb[k]);
+  inner.encode_to(out);
+}
+
+std::optional<CircuitBatchProof> CircuitBatchProof::decode_body(std::span<const std::uint8_t> in, const Circuit& c,
+                                                                std::size_t instances) {
+  if (instances == 0 || in.size() != body_size(c, instances) || !c.well_formed()) return std::nullopt;
+  wire::Reader r(in.first(96 * instances));
+  CircuitBatchProof pr;
+  for (std::size_t k = 0; k < instances; ++k) {
+    pr.p.push_back(r.point());
+    pr.fa.push_back(r.scalar());
+    pr.gb.push_back(r.scalar());
+    if (!r.ok() || pr.p.back().is_identity()) return std::nullopt;
+  }
+  if (!r.finish()) return std::nullopt;
+  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  auto inner = CompressedProof::decode(in.subspan(96 * instances), fold_shape(basis.size()));
+  if (!inner) return std::nullopt;
+  pr.inner = std::move(*inner);
+  return pr;
 }
 
 bool verify_circuit_naive(Transcript& t, const GeneratorSet& gens, const Circuit& c,

@@ -94,38 +94,27 @@ std::optional<CompressedProof> CompressedProof::decode(std::span<const std::uint
 
 namespace detail {
 
-CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const Basis& basis,
-                                 std::span<const std::vector<SecretScalar>> openings,
-                                 std::span<const field::Fe> form, Rng& rng) {
+Scalar pivot_header(Transcript& t, const Basis& basis, std::size_t s) {
+  bind_header(t, basis.size(), s);
+  return t.challenge_scalar("q");
+}
+
+std::vector<SecretScalar> pivot_mask(Transcript& t, const GeneratorSet& gens, const Basis& basis,
+                                     std::span<const field::Fe> form, const Scalar& cq, Rng& prng,
+                                     CompressedProof& proof) {
   using field::Fe;
   const std::size_t n = basis.size();
-  GOPA_CHECK(!openings.empty(), "compressed_prove: no commitment");
-  GOPA_CHECK(form.size() == n, "compressed_prove: form size differs from the basis");
-  for (const auto& x : openings) GOPA_CHECK(x.size() == n, "compressed_prove: opening size");
-  const FoldShape shape = fold_shape(n);
-  const std::vector<Point> pts = basis_points(gens, basis);
-
-  bind_header(t, n, openings.size());
-  const Scalar cq = t.challenge_scalar("q");
-  const Fe fcq = field::of(cq);
-
-  // Pivot (AC20 §3): mask r, A = Σ r_i·(g_i + cq·L_i·Q).
-  std::vector<const SecretScalar*> wit;
-  for (const auto& x : openings)
-    for (const SecretScalar& v : x) wit.push_back(&v);
-  auto prng_honest = t.prover_rng(wit, rng);
+  GOPA_CHECK(form.size() == n, "pivot_mask: form size differs from the basis");
   const testing::Deviation* dev = testing::deviation();
-  testing::NonceSource nonces(prng_honest);
-  Rng& prng = nonces.get();
+  // Pivot (AC20 §3): mask r, A = Σ r_i·(g_i + cq·L_i·Q).
   std::vector<SecretScalar> r;
-  r.reserve(n);
+  r.reserve(n + 1);
   Fe lr;  // L(r), secret (constant-time field arithmetic)
   for (std::size_t i = 0; i < n; ++i) {
     r.push_back(SecretScalar::random(prng));
     lr = field::add(lr, field::mul(field::of(r.back()), form[i]));
   }
-  lr = field::mul(lr, fcq);
-  CompressedProof proof;
+  lr = field::mul(lr, field::of(cq));
   {
     // A = ⟨r, g⟩ + (cq·L(r))·Q in one constant-time MSM over the cached tables.
     const SecretTables tab = secret_tables(gens, basis.n_gi);
@@ -142,11 +131,30 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
   }
   sodium_memzero(&lr, sizeof lr);
   t.append_point("A", proof.a);
+  return r;
+}
+
+CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const Basis& basis,
+                                 std::span<const std::vector<SecretScalar>> openings,
+                                 std::span<const field::Fe> form, Rng& rng) {
+  using field::Fe;
+  const std::size_t n = basis.size();
+  GOPA_CHECK(!openings.empty(), "compressed_prove: no commitment");
+  GOPA_CHECK(form.size() == n, "compressed_prove: form size differs from the basis");
+  for (const auto& x : openings) GOPA_CHECK(x.size() == n, "compressed_prove: opening size");
+  const Scalar cq = pivot_header(t, basis, openings.size());
+  std::vector<const SecretScalar*> wit;
+  for (const auto& x : openings)
+    for (const SecretScalar& v : x) wit.push_back(&v);
+  auto prng_honest = t.prover_rng(wit, rng);
+  testing::NonceSource nonces(prng_honest);
+  CompressedProof proof;
+  std::vector<SecretScalar> r = pivot_mask(t, gens, basis, form, cq, nonces.get(), proof);
   const Scalar e = t.challenge_scalar("e");
 
   // z = r + Σ_k e^k·x_k: the pivot's public response (declassified: the uncompressed
   // protocol sends it in the clear).
-  std::vector<Fe> z(shape.padded());
+  std::vector<Fe> z(n);
   {
     Scalar ek = e;
     for (const auto& x : openings) {
@@ -155,6 +163,20 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
     }
     for (std::size_t i = 0; i < n; ++i) z[i] = field::of(r[i].declassify());
   }
+  compress(t, gens, basis, form, cq, std::move(z), proof);
+  return proof;
+}
+
+void compress(Transcript& t, const GeneratorSet& gens, const Basis& basis, std::span<const field::Fe> form,
+              const Scalar& cq, std::vector<field::Fe> z, CompressedProof& proof) {
+  using field::Fe;
+  const std::size_t n = basis.size();
+  GOPA_CHECK(form.size() == n && z.size() == n, "compress: sizes differ from the basis");
+  const FoldShape shape = fold_shape(n);
+  const std::vector<Point> pts = basis_points(gens, basis);
+  const Fe fcq = field::of(cq);
+  const testing::Deviation* dev = testing::deviation();
+  z.resize(shape.padded());
 
   // Compression (AC20 §4): fold z and the generators g'_j = g_j + cq·L_j·Q. The generators are
   // folded lazily: `base` is a materialised level (the basis at first), s[j] the folded
@@ -239,7 +261,6 @@ CompressedProof compressed_prove(Transcript& t, const GeneratorSet& gens, const 
   }
   for (const Fe& v : z) proof.final.push_back(field::to_scalar(v));
   if (dev != nullptr && dev->on_responses) dev->on_responses(proof);
-  return proof;
 }
 
 }  // namespace detail

@@ -17,6 +17,21 @@ namespace gopa::sigma::detail {
                                                std::span<const std::vector<SecretScalar>> openings,
                                                std::span<const field::Fe> form, Rng& rng);
 
+// The prover in its three phases, for provers that form the response themselves (the batched
+// circuit prover, which streams its instances' witnesses): compressed_prove is
+//   cq = pivot_header(t, basis, s); prng from the witness; r = pivot_mask(…); e = challenge "e";
+//   z = r + Σ_k e^(k+1)·x_k (declassified); compress(…, z, proof).
+// pivot_header binds the sizes and draws q; pivot_mask draws the mask r (basis.size() secrets)
+// from prng, sets proof.a = ⟨r, g⟩ + (cq·L(r))·Q (test deviation: on_mask_commitment) and absorbs
+// it; compress folds the public response z (basis.size() values) into proof.cross and
+// proof.final (test deviation: on_responses).
+[[nodiscard]] Scalar pivot_header(Transcript& t, const Basis& basis, std::size_t s);
+[[nodiscard]] std::vector<SecretScalar> pivot_mask(Transcript& t, const GeneratorSet& gens, const Basis& basis,
+                                                   std::span<const field::Fe> form, const Scalar& cq, Rng& prng,
+                                                   CompressedProof& proof);
+void compress(Transcript& t, const GeneratorSet& gens, const Basis& basis, std::span<const field::Fe> form,
+              const Scalar& cq, std::vector<field::Fe> z, CompressedProof& proof);
+
 [[nodiscard]] bool compressed_verify(Transcript& t, const GeneratorSet& gens, const Basis& basis,
                                      std::span<const PointExpr> commitments,
                                      std::span<const field::Fe> form,

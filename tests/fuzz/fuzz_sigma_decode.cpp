@@ -1,4 +1,5 @@
-// libFuzzer target: decoding of sigma-layer proofs from untrusted bytes must never abort, and
+// libFuzzer target: decoding of sigma-layer proofs (range, circuit, linear form, circuit batch)
+// from untrusted bytes must never abort, and
 // whatever decodes must re-encode to the same bytes (canonical encodings).
 #include <cstddef>
 #include <cstdint>
@@ -33,11 +34,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (auto p = gopa::sigma::CircuitProof::decode(in, small_circuit())) {
     if (p->encode() != std::vector<std::uint8_t>(in.begin(), in.end())) std::abort();
   }
-  // The first byte picks the vector length of a linear-form proof (1..64).
+  // The first byte picks the vector length of a linear-form proof (1..64) and the instance
+  // count of a circuit batch (1..4).
   if (size > 0) {
     const std::size_t n = 1 + data[0] % 64;
     if (auto p = gopa::sigma::LinearProof::decode(in.subspan(1), n)) {
       if (p->encode() != std::vector<std::uint8_t>(in.begin() + 1, in.end())) std::abort();
+    }
+    const std::size_t s = 1 + data[0] % 4;
+    if (auto p = gopa::sigma::CircuitBatchProof::decode_body(in.subspan(1), small_circuit(), s)) {
+      std::vector<std::uint8_t> out;
+      p->encode_body(out);
+      if (out != std::vector<std::uint8_t>(in.begin() + 1, in.end())) std::abort();
     }
   }
   return 0;

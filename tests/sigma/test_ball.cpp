@@ -374,6 +374,28 @@ std::shared_ptr<const GeneratorSet> blocked_gens(unsigned bits) {
   return GeneratorSet::get("gopa", ball_blocked_generators(bits, kBallBlockSize));
 }
 
+// Block k's part of a blocked proof: its wire commitment and evaluations in its batch (the full
+// blocks form batch 0, a shorter last block batch 1).
+struct BlockPart {
+  Point p;
+  Scalar fa, gb;
+};
+std::pair<std::size_t, std::size_t> block_at(const BlockedBallProof& pr, std::size_t k) {
+  const std::size_t full = pr.batches[0].p.size();
+  return pr.batches.size() == 2 && k >= full ? std::pair<std::size_t, std::size_t>{1, k - full}
+                                             : std::pair<std::size_t, std::size_t>{0, k};
+}
+BlockPart get_block(const BlockedBallProof& pr, std::size_t k) {
+  const auto [g, i] = block_at(pr, k);
+  return {pr.batches[g].p[i], pr.batches[g].fa[i], pr.batches[g].gb[i]};
+}
+void set_block(BlockedBallProof& pr, std::size_t k, const BlockPart& part) {
+  const auto [g, i] = block_at(pr, k);
+  pr.batches[g].p[i] = part.p;
+  pr.batches[g].fa[i] = part.fa;
+  pr.batches[g].gb[i] = part.gb;
+}
+
 std::optional<BlockedBallProof> prove_blocked(const BlockedInstance& in, const GeneratorSet& gens, Rng& rng,
                                               unsigned threads = 1) {
   Transcript t(kLabel);
@@ -439,13 +461,14 @@ BlockedBallProof forge_partial_sums(const BlockedInstance& in, const GeneratorSe
                                     const std::vector<Scalar>& shift, Lie how, Rng& rng) {
   const unsigned bits = in.st.bits;
   const std::size_t d = in.values.size();
-  const std::size_t nb = ball_block_count(d);
+  const std::size_t nb = ball_block_count(bits, d);
+  const std::size_t block = ball_block_size(bits);
   const Scalar c = Scalar::from_u64(in.st.radius);
   BlockedBallProof proof;
   proof.bits = bits;
   proof.d = d;
   std::vector<SecretScalar> q(nb), tb;
-  for (std::size_t j = 0; j < d; ++j) q[j / kBallBlockSize] += in.values[j] * in.values[j];
+  for (std::size_t j = 0; j < d; ++j) q[j / block] += in.values[j] * in.values[j];
   SecretScalar slack(c.square());
   SecretScalar slack_blinder;
   for (std::size_t k = 0; k < nb; ++k) {
@@ -457,25 +480,33 @@ BlockedBallProof forge_partial_sums(const BlockedInstance& in, const GeneratorSe
   }
   Transcript t(kLabel);
   bind_ball_blocked(t, bits, d, in.st.radius, proof.partial);
-  for (std::size_t k = 0; k < nb; ++k) {
-    const std::size_t start = k * kBallBlockSize;
-    const std::size_t n = ball_block_len(d, k);
-    std::vector<SecretScalar> w, bl;
-    std::vector<Point> coms;
-    for (std::size_t j = start; j < start + n; ++j) {
-      const Scalar shifted = in.values[j].declassify() + c;
-      const auto enc = shifted.encode();
-      for (unsigned i = 0; i < bits; ++i) w.push_back(SecretScalar::from_u64((static_cast<unsigned>(enc[i / 8]) >> (i % 8)) & 1U));
-      w.push_back(in.values[j] * in.values[j]);
-      bl.push_back(in.blinders[j].clone());
-      coms.push_back(in.st.commitments[j]);
+  const auto batches = ball_batches(bits, d);
+  for (std::size_t g = 0; g < batches.size(); ++g) {
+    const BallBatch& b = batches[g];
+    std::vector<std::vector<Scalar>> pub;
+    std::vector<std::vector<Point>> coms;
+    for (std::size_t k = b.first; k < b.first + b.count; ++k) {
+      pub.push_back({c});
+      std::vector<Point> cs(in.st.commitments.begin() + static_cast<std::ptrdiff_t>(k * block),
+                            in.st.commitments.begin() + static_cast<std::ptrdiff_t>(k * block + b.len));
+      cs.push_back(proof.partial[k]);
+      coms.push_back(std::move(cs));
     }
-    if (how == Lie::kSquare) w.back() += SecretScalar(shift[k]);
-    bl.push_back(tb[k].clone());
-    coms.push_back(proof.partial[k]);
-    Transcript fork = ball_block_transcript(t, k);
-    const Scalar cs[] = {c};
-    proof.blocks.push_back(prove_circuit(fork, gens, *ball_block_circuit(bits, n), cs, coms, w, bl, rng));
+    const WitnessSource source = [&](std::size_t i, std::vector<SecretScalar>& w, std::vector<SecretScalar>& bl) {
+      const std::size_t k = b.first + i;
+      for (std::size_t j = k * block; j < k * block + b.len; ++j) {
+        const Scalar shifted = in.values[j].declassify() + c;
+        const auto enc = shifted.encode();
+        for (unsigned bit = 0; bit < bits; ++bit)
+          w.push_back(SecretScalar::from_u64((static_cast<unsigned>(enc[bit / 8]) >> (bit % 8)) & 1U));
+        w.push_back(in.values[j] * in.values[j]);
+        bl.push_back(in.blinders[j].clone());
+      }
+      if (how == Lie::kSquare) w.back() += SecretScalar(shift[k]);
+      bl.push_back(tb[k].clone());
+    };
+    Transcript fork = ball_batch_transcript(t, g);
+    proof.batches.push_back(prove_circuit_batch(fork, gens, *ball_block_circuit(bits, b.len), pub, coms, source, rng));
   }
   std::vector<SecretScalar> w;
   const auto enc = slack.declassify().encode();
@@ -502,13 +533,27 @@ TEST_CASE("ball blocked: parameters, blocks and sizes", "[sigma][ball][blocked]"
   CHECK_FALSE(ball_blocked_params_supported(12, 5, 5));
   CHECK_FALSE(ball_blocked_params_supported(32, 0, 5));
   CHECK_FALSE(ball_blocked_params_supported(32, kMaxBlockedBallDim + 1, 5));
-  CHECK(ball_block_count(1) == 1);
-  CHECK(ball_block_count(1024) == 1);
-  CHECK(ball_block_count(1025) == 2);
-  CHECK(ball_block_count(kMaxBlockedBallDim) == 1024);
-  CHECK(ball_block_len(1025, 0) == 1024);
-  CHECK(ball_block_len(1025, 1) == 1);
-  CHECK(ball_block_len(1025, 2) == 0);
+  CHECK(ball_block_size(8) == 1024);
+  CHECK(ball_block_size(16) == 1024);
+  CHECK(ball_block_size(32) == 992);  // 992·33 = 32,736 gates: 2·32,736 − 1 < 2^16
+  CHECK(ball_block_size(64) == 504);
+  CHECK(ball_block_count(8, 1) == 1);
+  CHECK(ball_block_count(8, 1024) == 1);
+  CHECK(ball_block_count(8, 1025) == 2);
+  CHECK(ball_block_count(8, kMaxBlockedBallDim) == 1024);
+  CHECK(ball_block_count(32, 992) == 1);
+  CHECK(ball_block_count(32, 10000) == 11);
+  CHECK(ball_block_len(8, 1025, 0) == 1024);
+  CHECK(ball_block_len(8, 1025, 1) == 1);
+  CHECK(ball_block_len(8, 1025, 2) == 0);
+  CHECK(ball_block_len(32, 10000, 10) == 80);
+  // The full blocks in one batch, a shorter last block in its own.
+  const auto bs = ball_batches(32, 10000);
+  REQUIRE(bs.size() == 2);
+  CHECK((bs[0].first == 0 && bs[0].count == 10 && bs[0].len == 992));
+  CHECK((bs[1].first == 10 && bs[1].count == 1 && bs[1].len == 80));
+  CHECK(ball_batches(8, 2048).size() == 1);
+  CHECK(ball_batches(8, 5).size() == 1);
   // A block of n: n·(b + 1) variables and gates, n + 1 bindings, C public; the slack: 2b bits.
   const auto c = ball_block_circuit(16, 3);
   CHECK(c->num_witness == 3 * 17);
@@ -523,7 +568,7 @@ TEST_CASE("ball blocked: parameters, blocks and sizes", "[sigma][ball][blocked]"
   CHECK(ball_blocked_generators(16, 3) ==
         std::max(c->generators_needed(), ball_slack_circuit(16)->generators_needed()));
   CHECK(ball_blocked_generators(64, 1) == s->generators_needed());  // 2·65 + 3 < 4·64 + 3
-  CHECK(ball_blocked_generators(32, 100000) == ball_block_circuit(32, kBallBlockSize)->generators_needed());
+  CHECK(ball_blocked_generators(32, 100000) == ball_block_circuit(32, ball_block_size(32))->generators_needed());
 }
 
 namespace {
@@ -542,7 +587,7 @@ void check_completeness(const std::vector<CompletenessCase>& cases, std::uint64_
     BlockedInstance in = make_blocked(c.bits, c.radius, x, *gens, rng);
     auto proof = prove_blocked(in, *gens, rng);
     REQUIRE(proof);
-    CHECK(proof->partial.size() == ball_block_count(c.d));
+    CHECK(proof->partial.size() == ball_block_count(c.bits, c.d));
     const auto bytes = proof->encode();
     CHECK(bytes.size() == BlockedBallProof::encoded_size(c.bits, c.d));
     auto decoded = BlockedBallProof::decode(bytes);
@@ -727,13 +772,18 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
   }
   {
     INFO("blocks swapped, S_k reordered, both together");
+    auto swap_blocks = [](BlockedBallProof& p, std::size_t a, std::size_t b) {
+      const BlockPart pa = get_block(p, a);
+      set_block(p, a, get_block(p, b));
+      set_block(p, b, pa);
+    };
     BlockedBallProof p = *proof;
-    std::swap(p.blocks[0], p.blocks[1]);
+    swap_blocks(p, 0, 1);
     CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
     p = *proof;
     std::swap(p.partial[0], p.partial[1]);
     CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
-    std::swap(p.blocks[0], p.blocks[1]);
+    swap_blocks(p, 0, 1);
     CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
     // The statement's blocks of commitments swapped along with the proof's blocks.
     BallStatement st = in.st;
@@ -742,26 +792,39 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
   }
   {
     INFO("a block dropped or duplicated");
+    auto drop = [](BlockedBallProof& p, std::size_t k) {
+      auto& b = p.batches[0];
+      b.p.erase(b.p.begin() + static_cast<std::ptrdiff_t>(k));
+      b.fa.erase(b.fa.begin() + static_cast<std::ptrdiff_t>(k));
+      b.gb.erase(b.gb.begin() + static_cast<std::ptrdiff_t>(k));
+    };
     BlockedBallProof p = *proof;
-    p.blocks.erase(p.blocks.begin() + 1);
+    drop(p, 1);
     p.partial.erase(p.partial.begin() + 1);
     CHECK(verify_blocked(in.st, *gens, p).status == VerifyStatus::kMalformedProof);
     p = *proof;
-    p.blocks.pop_back();
+    p.batches.pop_back();
     CHECK(verify_blocked(in.st, *gens, p).status == VerifyStatus::kMalformedProof);
     p = *proof;
-    p.blocks.push_back(p.blocks[0]);
-    p.partial.push_back(p.partial[0]);
+    drop(p, 0);
     CHECK(verify_blocked(in.st, *gens, p).status == VerifyStatus::kMalformedProof);
     p = *proof;
-    p.blocks[1] = p.blocks[0];
+    {
+      const BlockPart first = get_block(p, 0);
+      p.batches[0].p.push_back(first.p);
+      p.batches[0].fa.push_back(first.fa);
+      p.batches[0].gb.push_back(first.gb);
+      p.partial.push_back(p.partial[0]);
+    }
+    CHECK(verify_blocked(in.st, *gens, p).status == VerifyStatus::kMalformedProof);
+    p = *proof;
+    set_block(p, 1, get_block(p, 0));
     p.partial[1] = p.partial[0];
     CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
     // The encoding of a proof with a block removed: another length.
     const auto bytes = proof->encode();
-    const std::size_t body = CircuitProof::body_size(*ball_block_circuit(bits, kBallBlockSize));
     std::vector<std::uint8_t> cut(bytes.begin(), bytes.end());
-    cut.erase(cut.begin() + 7 + 96, cut.begin() + 7 + 96 + static_cast<std::ptrdiff_t>(body));
+    cut.erase(cut.begin() + 7 + 96, cut.begin() + 7 + 96 + 96);
     CHECK_FALSE(BlockedBallProof::decode(cut));
   }
   {
@@ -769,7 +832,7 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
     for (const BlockedBallProof* src : {&*again, &*op}) {
       for (std::size_t k = 0; k < 3; ++k) {
         BlockedBallProof p = *proof;
-        p.blocks[k] = src->blocks[k];
+        set_block(p, k, get_block(*src, k));
         CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
         p.partial[k] = src->partial[k];
         CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
@@ -780,6 +843,15 @@ TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spl
       BlockedBallProof p = *proof;
       p.slack = src->slack;
       CHECK_FALSE(verify_blocked(in.st, *gens, p).ok());
+      // A whole batch (its blocks' parts and its compressed proof) from the other proof.
+      for (std::size_t g = 0; g < 2; ++g) {
+        BlockedBallProof q = *proof;
+        q.batches[g] = src->batches[g];
+        CHECK_FALSE(verify_blocked(in.st, *gens, q).ok());
+      }
+      BlockedBallProof q = *proof;
+      q.batches[0].inner = src->batches[0].inner;
+      CHECK_FALSE(verify_blocked(in.st, *gens, q).ok());
     }
     // Everything but the slack proof from the other proof of the same statement.
     BlockedBallProof p = *again;
@@ -849,7 +921,9 @@ TEST_CASE("ball blocked: strict decoding", "[sigma][ball][blocked][tamper]") {
     CHECK_FALSE(BlockedBallProof::decode(other));
   }
   // A non-canonical point (S_0, S_1, P of each block) and a non-canonical scalar (f(c)): 0xff…
-  const std::size_t body0 = CircuitProof::body_size(*ball_block_circuit(bits, kBallBlockSize));
+  // d = 1025 at b = 8: a batch of one full block and a batch of one block of one, each laid out
+  // as a circuit body (P, f(c), g(c), compressed proof).
+  const std::size_t body0 = CircuitBatchProof::body_size(*ball_block_circuit(bits, kBallBlockSize), 1);
   for (std::size_t at : {std::size_t{7}, std::size_t{39}, std::size_t{71}, 71 + body0, 71 + 32 + body0}) {
     other = bytes;
     std::fill(other.begin() + static_cast<std::ptrdiff_t>(at), other.begin() + static_cast<std::ptrdiff_t>(at + 32),
@@ -889,7 +963,7 @@ TEST_CASE("ball blocked: the thread count changes neither the proof nor the verd
   // A bad block found on either thread count, named the same.
   auto bad = BlockedBallProof::decode(encodings[0]);
   REQUIRE(bad);
-  bad->blocks[2].fa += Scalar::one();
+  bad->batches[1].fa[0] += Scalar::one();  // block 2, the batch of the last block
   const VerifyResult one = verify_blocked(in.st, *gens, *bad, 1);
   const VerifyResult two = verify_blocked(in.st, *gens, *bad, 2);
   CHECK_FALSE(one.ok());
@@ -919,8 +993,8 @@ TEST_CASE("ball blocked: many proofs in one batched equation", "[sigma][ball][bl
     // Wrong weights cannot cancel two bad proofs: one evaluation moved up in one proof and down in
     // another proof of the same statement is still rejected, for every weight seed.
     BlockedBallProof up = *proof, down = *proof;
-    up.blocks[1].fa += Scalar::one();
-    down.blocks[1].fa -= Scalar::one();
+    up.batches[0].fa[1] += Scalar::one();
+    down.batches[0].fa[1] -= Scalar::one();
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       const VerifyResult r = batch_blocked({in.st, in.st}, *gens, {up, down}, threads, seed);
       CHECK(r.status == VerifyStatus::kBatchEquation);
@@ -931,7 +1005,7 @@ TEST_CASE("ball blocked: many proofs in one batched equation", "[sigma][ball][bl
     CHECK(batch_blocked({h.in.st, in.st}, *gens, {h.proof, bad_slack}, threads).status == VerifyStatus::kBatchEquation);
     // A structural defect names the proof and the part.
     BlockedBallProof short_proof = *proof;
-    short_proof.blocks.pop_back();
+    short_proof.batches.pop_back();
     const VerifyResult s1 = batch_blocked({h.in.st, in.st}, *gens, {h.proof, short_proof}, threads);
     CHECK(s1.status == VerifyStatus::kMalformedProof);
     CHECK(s1.message.rfind("proof 1:", 0) == 0);

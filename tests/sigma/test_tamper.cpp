@@ -3,8 +3,6 @@
 // large ones.
 #include <catch2/catch.hpp>
 
-#include <functional>
-
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/circuit.hpp"
 #include "gopa/sigma/linear.hpp"
@@ -14,50 +12,11 @@
 using namespace gopa;
 using namespace gopa::sigma;
 
-namespace {
-
-using Bytes = std::vector<std::uint8_t>;
-// Decodes and verifies raw bytes against a fixed statement; true iff accepted.
-using Accepts = std::function<bool(const Bytes&)>;
-
-void truncations_rejected(const Bytes& good, const Accepts& accepts) {
-  for (std::size_t len = 0; len < good.size(); ++len) {
-    INFO("truncated to " << len);
-    CHECK(!accepts(Bytes(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(len))));
-  }
-  Bytes longer = good;
-  longer.push_back(0);
-  CHECK(!accepts(longer));
-}
-
-void bit_flips_rejected(const Bytes& good, const Accepts& accepts, std::size_t stride_bytes) {
-  for (std::size_t i = 0; i < good.size(); i += stride_bytes) {
-    for (unsigned b = 0; b < 8; ++b) {
-      Bytes bad = good;
-      bad[i] = static_cast<std::uint8_t>(bad[i] ^ (1U << b));
-      INFO("byte " << i << " bit " << b);
-      CHECK(!accepts(bad));
-    }
-  }
-}
-
-// Replaces every 32-byte element (from `offset` on) with the one at the same place of
-// another valid proof of the same statement.
-void splices_rejected(const Bytes& good, const Bytes& other, std::size_t offset,
-                      const Accepts& accepts) {
-  REQUIRE(good.size() == other.size());
-  for (std::size_t i = offset; i + 32 <= good.size(); i += 32) {
-    Bytes bad = good;
-    std::copy(other.begin() + static_cast<std::ptrdiff_t>(i),
-              other.begin() + static_cast<std::ptrdiff_t>(i + 32),
-              bad.begin() + static_cast<std::ptrdiff_t>(i));
-    if (bad == good) continue;
-    INFO("element at " << i);
-    CHECK(!accepts(bad));
-  }
-}
-
-}  // namespace
+using test::Accepts;
+using test::Bytes;
+using test::bit_flips_rejected;
+using test::splices_rejected;
+using test::truncations_rejected;
 
 TEST_CASE("tamper matrix: range proof, 8 bits, exhaustive", "[sigma][tamper]") {
   DeterministicRng rng(21);

@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -177,6 +178,56 @@ struct CircuitProof {
                                              const Circuit& c, std::span<const Scalar> publics,
                                              std::span<const Point> commitments,
                                              const CircuitProof& proof, MsmTerms& eq);
+
+// Batches (docs/proofs.md §4.5): one circuit, s ≥ 1 instances, each with its own public inputs,
+// commitments and witness, proven together. The prover commits to every instance's wires
+// (P_k) before the first challenge; the instances then share the challenges c, ρ, ω, hence the
+// linear form, and one amortized pivot (AC20 §3.3) opens all s combined commitments with one
+// mask and one compressed response. Per instance the proof holds P_k, f_k(c), g_k(c) (96
+// bytes); the mask commitment and the compression are paid once per batch:
+//
+//   auto pr = prove_circuit_batch(t, gens, c, publics, commitments,
+//                                 [&](std::size_t k, auto& w, auto& blinders) { … }, rng, threads);
+//   VerifyResult ok = verify_circuit_batch(tv, gens, c, publics, commitments, pr);
+//
+// The prover asks the source for instance k's witness (c.num_witness values) and blinders (one
+// per commitment of the instance) three times, possibly from `threads` threads at once, and
+// keeps one instance's witness per thread: memory does not grow with s beyond the statement and
+// the proof. Each instance's f(0), g(0) and γ come from a stream derived from the bound
+// transcript, its witness and 32 bytes of rng drawn in instance order; the mask's from the
+// transcript, a digest of every witness and rng. The proof does not depend on the thread count.
+// Test deviations (gopa/deviation.hpp) apply to instance 0 (statement, wire offsets,
+// evaluations) and to the batch's pivot.
+struct CircuitBatchProof {
+  std::vector<Point> p;        // P_k
+  std::vector<Scalar> fa, gb;  // f_k(c), g_k(c)
+  CompressedProof inner;
+
+  // (P_k ‖ f_k(c) ‖ g_k(c)) for k = 0..s−1 ‖ CompressedProof (docs/proofs.md §4.5).
+  void encode_body(std::vector<std::uint8_t>& out) const;
+  [[nodiscard]] static std::optional<CircuitBatchProof> decode_body(std::span<const std::uint8_t> in,
+                                                                    const Circuit& c, std::size_t instances);
+  [[nodiscard]] static std::size_t body_size(const Circuit& c, std::size_t instances);
+};
+
+using WitnessSource =
+    std::function<void(std::size_t k, std::vector<SecretScalar>& witness, std::vector<SecretScalar>& blinders)>;
+
+[[nodiscard]] CircuitBatchProof prove_circuit_batch(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                                                    std::span<const std::vector<Scalar>> publics,
+                                                    std::span<const std::vector<Point>> commitments,
+                                                    const WitnessSource& source, Rng& rng, unsigned threads = 1);
+
+[[nodiscard]] VerifyResult verify_circuit_batch(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                                                std::span<const std::vector<Scalar>> publics,
+                                                std::span<const std::vector<Point>> commitments,
+                                                const CircuitBatchProof& proof);
+
+// Adds the batch's verification equation to eq (batching across proofs).
+[[nodiscard]] VerifyResult add_circuit_batch_terms(Transcript& t, const GeneratorSet& gens, const Circuit& c,
+                                                   std::span<const std::vector<Scalar>> publics,
+                                                   std::span<const std::vector<Point>> commitments,
+                                                   const CircuitBatchProof& proof, MsmTerms& eq);
 
 // The straightforward baseline verifier (benchmarks): explicit folding, no single MSM.
 [[nodiscard]] bool verify_circuit_naive(Transcript& t, const GeneratorSet& gens, const Circuit& c,
