@@ -226,4 +226,42 @@ void Recorder::output(const Wire& w) {
   assert_zero(sub(o, w));
 }
 
+WitnessRecorder::~WitnessRecorder() {
+  if (!z_.empty()) sodium_memzero(z_.data(), z_.size() * sizeof(Scalar));
+}
+
+// As Recorder: a shadow that overflows saturates to 0 (a mask, never a branch) and clears
+// shadow_exact.
+WitnessRecorder::Wire WitnessRecorder::add(Wire a, Wire b) const noexcept {
+  u128 ovf = 0;
+  const i128 s = ct::add(a, b, ovf);
+  return ct::select(ovf, 0, s);
+}
+
+WitnessRecorder::Wire WitnessRecorder::sub(Wire a, Wire b) const noexcept {
+  u128 ovf = 0;
+  const i128 s = ct::sub(a, b, ovf);
+  return ct::select(ovf, 0, s);
+}
+
+WitnessRecorder::Wire WitnessRecorder::mul_const(Wire a, i128 c) const noexcept {
+  u128 ovf = 0;
+  const i128 p = ct::mul(a, c, ovf);
+  return ct::select(ovf, 0, p);
+}
+
+WitnessRecorder::Wire WitnessRecorder::mul(Wire a, Wire b) {
+  u128 ovf = 0;
+  const i128 prod = ct::mul(a, b, ovf);
+  shadow_exact_ &= static_cast<std::uint8_t>(~ovf & 1U);
+  return new_var(VarKind::kProduct, ct::select(ovf, 0, prod));
+}
+
+WitnessRecorder::Wire WitnessRecorder::new_var(VarKind k, i128 v) {
+  kinds_.push_back(k);
+  z_.push_back(scalar_from_i128(v));
+  shadow_exact_ &= static_cast<std::uint8_t>(ct::in_wire_limit(v) & 1U);
+  return v;
+}
+
 }  // namespace gopa::circuits

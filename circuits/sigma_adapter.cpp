@@ -12,6 +12,7 @@
 
 #include "gopa/bytes.hpp"
 #include "gopa/check.hpp"
+#include "gopa/deviation.hpp"
 #include "gopa/parallel.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/transcript.hpp"
@@ -97,7 +98,7 @@ namespace {
 
 // ------------------------------------------------------------------ blocks
 
-constexpr const char* kBlocksProtocol = "gopa/gaussian-sample-blocks v1";
+constexpr const char* kBlocksProtocol = "gopa/gaussian-sample-blocks v2";
 
 // The partition of d samples into blocks of `block` (a multiple of samples_per_call).
 struct Blocks {
@@ -124,7 +125,6 @@ struct BlockCircuit {
   std::string name;
   Bytes32 id{};
   sigma::Circuit circuit;
-  std::size_t body_size = 0;
 };
 
 std::shared_ptr<const BlockCircuit> make_block_circuit(const SamplerParams& p, std::size_t len) {
@@ -138,7 +138,6 @@ std::shared_ptr<const BlockCircuit> make_block_circuit(const SamplerParams& p, s
   out->id = rec->circuit().id();
   out->circuit = to_sigma(rec->circuit(), {}, {}).circuit;
   out->circuit.seal();
-  out->body_size = sigma::CircuitProof::body_size(out->circuit);
   return out;
 }
 
@@ -149,6 +148,20 @@ struct BlockCircuits {
     return b.len(k) == full->len ? *full : *last;
   }
 };
+
+// The blocks as proven: the full blocks in one batch, then the shorter last block (if any) in
+// a batch of its own; at most two groups, each one circuit.
+struct Group {
+  std::size_t first = 0, count = 0;  // blocks [first, first + count)
+  const BlockCircuit* circuit = nullptr;
+};
+std::vector<Group> groups_of(const Blocks& b, const BlockCircuits& bc) {
+  std::vector<Group> out;
+  const std::size_t full = b.d % b.block == 0 ? b.count : b.count - 1;
+  if (full > 0) out.push_back({0, full, bc.full.get()});
+  if (full < b.count) out.push_back({full, 1, bc.last.get()});
+  return out;
+}
 
 // Circuits by length, shared by the claims of one call.
 class CircuitCache {
@@ -187,11 +200,13 @@ Transcript statement_transcript(const SamplerParams& p, const Blocks& b, std::sp
   return t;
 }
 
-Transcript block_transcript(const Transcript& statement, std::size_t k, const BlockCircuit& bc) {
+Transcript group_transcript(const Transcript& statement, std::size_t g, const Group& grp) {
   Transcript t = statement.clone();
-  t.append_u64("block-index", k);
-  t.append_message("circuit-name", bc.name);
-  t.append_message("circuit-id", std::span<const std::uint8_t>(bc.id));
+  t.append_u64("group", g);
+  t.append_u64("first-block", grp.first);
+  t.append_u64("group-blocks", grp.count);
+  t.append_message("circuit-name", grp.circuit->name);
+  t.append_message("circuit-id", std::span<const std::uint8_t>(grp.circuit->id));
   return t;
 }
 
@@ -200,6 +215,24 @@ std::vector<Scalar> publics_of(std::span<const std::uint64_t> ys) {
   out.reserve(ys.size());
   for (std::uint64_t y : ys) out.push_back(Scalar::from_u64(y));
   return out;
+}
+
+// The public side of the instances of a group: each block's y's, and its seed commitments
+// followed by its sample commitments.
+void group_statement(const SamplerParams& p, const Blocks& b, const Group& grp, std::span<const std::uint64_t> ys,
+                     std::span<const Point> seed_coms, std::span<const Point> sample_coms,
+                     std::vector<std::vector<Scalar>>& publics, std::vector<std::vector<Point>>& coms) {
+  publics.clear();
+  coms.clear();
+  for (std::size_t k = grp.first; k < grp.first + grp.count; ++k) {
+    const std::size_t s0 = b.first_seed(p, k), ns = seeds_needed(p, b.len(k));
+    publics.push_back(publics_of(ys.subspan(s0, ns)));
+    std::vector<Point> c(seed_coms.begin() + static_cast<std::ptrdiff_t>(s0),
+                         seed_coms.begin() + static_cast<std::ptrdiff_t>(s0 + ns));
+    const auto samples = sample_coms.subspan(b.first(k), b.len(k));
+    c.insert(c.end(), samples.begin(), samples.end());
+    coms.push_back(std::move(c));
+  }
 }
 
 // One block's witness: records the block's samples from its seeds (constant time in the seeds)
@@ -216,12 +249,33 @@ std::unique_ptr<Recorder> record_block(const SamplerParams& p, const Blocks& b, 
   return rec;
 }
 
+// Block k's witness (the values of its non-public variables, in order), as record_block would
+// record them, from the witness-only builder. The caller has recorded the block once and checked
+// it; an honest prover's shadows are always exact, which this checks.
+void block_witness(const SamplerParams& p, const Blocks& b, std::size_t k, std::span<const PrivateSeed> seeds,
+                   std::span<const std::uint64_t> ys, std::vector<SecretScalar>& witness) {
+  const std::size_t s0 = b.first_seed(p, k), ns = seeds_needed(p, b.len(k));
+  std::vector<i128> xs, y;
+  xs.reserve(ns);
+  for (std::size_t i = s0; i < s0 + ns; ++i) xs.push_back(static_cast<i128>(seeds[i].value()));
+  for (std::size_t i = s0; i < s0 + ns; ++i) y.push_back(static_cast<i128>(ys[i]));
+  WitnessRecorder rec;
+  (void)gaussian_circuit(rec, p, xs, y, b.len(k));
+  sodium_memzero(xs.data(), xs.size() * sizeof(i128));
+  std::uint8_t exact = rec.shadow_exact() ? 1 : 0;
+  gopa_declassify(&exact, sizeof exact);
+  GOPA_CHECK(exact == 1, "sampler witness left the exact range");
+  const auto kinds = rec.kinds();
+  for (std::size_t v = 0; v < kinds.size(); ++v)
+    if (kinds[v] != VarKind::kPublic) witness.emplace_back(rec.values()[v]);
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> GaussianBlocks::encode() const {
   std::vector<std::uint8_t> out;
-  Writer(out).u8(kGaussianBlocksVersion).u32(block).u32(static_cast<std::uint32_t>(blocks.size()));
-  for (const auto& b : blocks) b.encode_body(out);
+  Writer(out).u8(kGaussianBlocksVersion).u32(block).u32(count);
+  for (const auto& g : groups) g.encode_body(out);
   return out;
 }
 
@@ -240,15 +294,16 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
   const Blocks b = *part;
   CircuitCache cache;
   const BlockCircuits circuits = cache.get(p, b);
+  const std::vector<Group> groups = groups_of(b, circuits);
   auto gens = gens_for(circuits.full->circuit);
 
   // Randomness first, in a fixed order, so that nothing depends on the thread count: the
-  // sample blinders, then one 32-byte generator seed per block.
+  // sample blinders, then one 32-byte generator seed per group.
   blinders.clear();
   blinders.reserve(d);
   for (std::size_t j = 0; j < d; ++j) blinders.push_back(SecretScalar::random(rng));
-  std::vector<std::array<std::uint8_t, 32>> block_seeds(b.count);
-  for (auto& s : block_seeds) rng.fill(s);
+  std::vector<std::array<std::uint8_t, 32>> group_seeds(groups.size());
+  for (auto& s : group_seeds) rng.fill(s);
 
   // Pass 1: the samples and their commitments (the statement binds all of them). Recording
   // (hints included) is constant time in the seeds (recorder.hpp); the samples are the recorded
@@ -259,6 +314,8 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
   parallel_for(b.count, std::max(threads, 1U), [&](std::size_t k) {
     std::vector<std::int64_t> mine;
     auto rec = record_block(p, b, k, seeds, ys, mine);
+    GOPA_CHECK(rec->circuit().id() == circuits.of(b, k).id, "the block circuit depends on its inputs");
+    GOPA_CHECK(check_witness(rec->circuit(), rec->values()).ok(), "sampler witness does not satisfy its circuit");
     const auto outs = rec->circuit().vars_of(VarKind::kOutput);
     GOPA_CHECK(mine.size() == b.len(k) && outs.size() == b.len(k), "block sample count");
     for (std::size_t i = 0; i < outs.size(); ++i) {
@@ -268,42 +325,49 @@ GaussianProof prove_gaussian(const SamplerParams& p, std::size_t d,
     }
   });
 
-  // Pass 2: each block recorded again and proven; one block's witness per thread at a time.
+  // Each group one batch proof (sigma::prove_circuit_batch), which records each of its blocks
+  // again when it needs the block's witness: one block's witness per thread at a time.
   std::vector<Point> seed_coms;
   seed_coms.reserve(need);
   for (const PrivateSeed& s : seeds) seed_coms.push_back(s.commitment());
-  const Transcript statement = statement_transcript(p, b, ys, seed_coms, out.sample_commitments);
+  std::vector<Point> sample_coms = out.sample_commitments;
+  // Test-only deviation (gopa/deviation.hpp): the commitments the statement claims, seeds then
+  // samples, bound by the statement and every batch; the batches themselves then see none.
+  const testing::Deviation* dev = testing::deviation();
+  std::optional<testing::Deviation> inner;
+  std::optional<testing::ScopedDeviation> inner_scope;
+  if (dev != nullptr && dev->on_statement) {
+    std::vector<Point> claimed = seed_coms;
+    claimed.insert(claimed.end(), sample_coms.begin(), sample_coms.end());
+    dev->on_statement(claimed);
+    std::copy_n(claimed.begin(), need, seed_coms.begin());
+    std::copy(claimed.begin() + static_cast<std::ptrdiff_t>(need), claimed.end(), sample_coms.begin());
+    inner.emplace(*dev);
+    inner->on_statement = nullptr;
+    inner_scope.emplace(*inner);
+  }
+  const Transcript statement = statement_transcript(p, b, ys, seed_coms, sample_coms);
   out.proof.block = static_cast<std::uint32_t>(b.block);
-  out.proof.blocks.resize(b.count);
-  parallel_for(b.count, std::max(threads, 1U), [&](std::size_t k) {
-    const BlockCircuit& bc = circuits.of(b, k);
-    std::vector<std::int64_t> mine;
-    auto rec = record_block(p, b, k, seeds, ys, mine);
-    GOPA_CHECK(rec->circuit().id() == bc.id, "the block circuit depends on its inputs");
-    GOPA_CHECK(check_witness(rec->circuit(), rec->values()).ok(), "sampler witness does not satisfy its circuit");
-    std::vector<Scalar> publics;
-    std::vector<SecretScalar> witness;
-    const auto& vars = rec->circuit().vars;
-    for (std::size_t i = 0; i < vars.size(); ++i) {
-      if (vars[i] == VarKind::kPublic) publics.push_back(rec->values()[i]);
-      else witness.emplace_back(rec->values()[i]);
-    }
-    rec.reset();
-    const std::size_t s0 = b.first_seed(p, k), ns = seeds_needed(p, b.len(k));
-    std::vector<Point> coms(seed_coms.begin() + static_cast<std::ptrdiff_t>(s0),
-                            seed_coms.begin() + static_cast<std::ptrdiff_t>(s0 + ns));
-    std::vector<SecretScalar> blind;
-    blind.reserve(ns + b.len(k));
-    for (std::size_t i = s0; i < s0 + ns; ++i) blind.push_back(seeds[i].blinder().clone());
-    for (std::size_t j = b.first(k); j < b.first(k) + b.len(k); ++j) {
-      coms.push_back(out.sample_commitments[j]);
-      blind.push_back(blinders[j].clone());
-    }
-    Transcript t = block_transcript(statement, k, bc);
-    DeterministicRng brng(block_seeds[k]);
-    sodium_memzero(block_seeds[k].data(), block_seeds[k].size());
-    out.proof.blocks[k] = sigma::prove_circuit(t, *gens, bc.circuit, publics, coms, witness, blind, brng);
-  });
+  out.proof.count = static_cast<std::uint32_t>(b.count);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const Group& grp = groups[g];
+    std::vector<std::vector<Scalar>> publics;
+    std::vector<std::vector<Point>> coms;
+    group_statement(p, b, grp, ys, seed_coms, sample_coms, publics, coms);
+    const sigma::WitnessSource source = [&](std::size_t i, std::vector<SecretScalar>& witness,
+                                            std::vector<SecretScalar>& blind) {
+      const std::size_t k = grp.first + i;
+      block_witness(p, b, k, seeds, ys, witness);
+      const std::size_t s0 = b.first_seed(p, k), ns = seeds_needed(p, b.len(k));
+      for (std::size_t j = s0; j < s0 + ns; ++j) blind.push_back(seeds[j].blinder().clone());
+      for (std::size_t j = b.first(k); j < b.first(k) + b.len(k); ++j) blind.push_back(blinders[j].clone());
+    };
+    Transcript t = group_transcript(statement, g, grp);
+    DeterministicRng grng(group_seeds[g]);
+    sodium_memzero(group_seeds[g].data(), group_seeds[g].size());
+    out.proof.groups.push_back(
+        sigma::prove_circuit_batch(t, *gens, grp.circuit->circuit, publics, coms, source, grng, threads));
+  }
   return out;
 }
 
@@ -358,10 +422,11 @@ ProofCost measure_proof(const SamplerParams& p, std::size_t d, int reps, std::ui
 namespace {
 
 // The verifier's side of one claim: the partition read from the encoding, the block circuits,
-// the statement transcript, and each block's proof bytes (decoded one block at a time).
+// the groups, the statement transcript, and each group's proof bytes (decoded when checked).
 struct PreparedClaim {
   Blocks b;
   BlockCircuits circuits;
+  std::vector<Group> groups;
   std::optional<Transcript> statement;
   std::vector<std::span<const std::uint8_t>> bodies;
 };
@@ -389,9 +454,10 @@ sigma::VerifyResult prepare_claim(const SamplerParams& p, std::size_t d, const G
     return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: block count is not ceil(d / block)");
   out.b = *part;
   out.circuits = cache.get(p, out.b);
+  out.groups = groups_of(out.b, out.circuits);
   out.bodies.clear();
-  for (std::size_t k = 0; k < out.b.count; ++k) {
-    out.bodies.push_back(r.bytes(out.circuits.of(out.b, k).body_size));
+  for (const Group& g : out.groups) {
+    out.bodies.push_back(r.bytes(sigma::CircuitBatchProof::body_size(g.circuit->circuit, g.count)));
     if (!r.ok()) return VerifyResult::fail(VerifyStatus::kMalformedProof, "gaussian: proof is truncated");
   }
   if (!r.finish())
@@ -400,27 +466,30 @@ sigma::VerifyResult prepare_claim(const SamplerParams& p, std::size_t d, const G
   return VerifyResult::valid();
 }
 
-// Block k of a prepared claim: its proof, publics, commitments and transcript; calls
+// Group g of a prepared claim: its proof, publics, commitments and transcript; calls
 // check(t, circuit, publics, coms, proof).
 template <class Check>
-sigma::VerifyResult with_block(const SamplerParams& p, const GaussianClaim& c, const PreparedClaim& pc, std::size_t k,
+sigma::VerifyResult with_group(const SamplerParams& p, const GaussianClaim& c, const PreparedClaim& pc, std::size_t g,
                                Check&& check) {
-  const BlockCircuit& bc = pc.circuits.of(pc.b, k);
-  auto proof = sigma::CircuitProof::decode_body(pc.bodies[k], bc.circuit);
+  const Group& grp = pc.groups[g];
+  auto proof = sigma::CircuitBatchProof::decode_body(pc.bodies[g], grp.circuit->circuit, grp.count);
   if (!proof)
     return sigma::VerifyResult::fail(sigma::VerifyStatus::kMalformedProof,
-                                     "gaussian: block " + std::to_string(k) + " encoding is malformed");
-  const std::size_t s0 = pc.b.first_seed(p, k), ns = seeds_needed(p, pc.b.len(k));
-  const std::vector<Scalar> publics = publics_of(c.ys.subspan(s0, ns));
-  std::vector<Point> coms(c.seed_commitments.begin() + static_cast<std::ptrdiff_t>(s0),
-                          c.seed_commitments.begin() + static_cast<std::ptrdiff_t>(s0 + ns));
-  const auto samples = c.sample_commitments.subspan(pc.b.first(k), pc.b.len(k));
-  coms.insert(coms.end(), samples.begin(), samples.end());
-  Transcript t = block_transcript(*pc.statement, k, bc);
-  sigma::VerifyResult r = check(t, bc.circuit, publics, coms, *proof);
-  if (!r) r.message = "block " + std::to_string(k) + ": " + r.message;
+                                     "gaussian: blocks " + std::to_string(grp.first) + ".." +
+                                         std::to_string(grp.first + grp.count - 1) + ": encoding is malformed");
+  std::vector<std::vector<Scalar>> publics;
+  std::vector<std::vector<Point>> coms;
+  group_statement(p, pc.b, grp, c.ys, c.seed_commitments, c.sample_commitments, publics, coms);
+  Transcript t = group_transcript(*pc.statement, g, grp);
+  sigma::VerifyResult r = check(t, grp.circuit->circuit, publics, coms, *proof);
+  if (!r)
+    r.message = "blocks " + std::to_string(grp.first) + ".." + std::to_string(grp.first + grp.count - 1) + ": " +
+                r.message;
   return r;
 }
+
+using Publics = std::span<const std::vector<Scalar>>;
+using Coms = std::span<const std::vector<Point>>;
 
 }  // namespace
 
@@ -434,11 +503,11 @@ sigma::VerifyResult verify_gaussian_encoded(const SamplerParams& p, std::size_t 
   PreparedClaim pc;
   if (auto r = prepare_claim(p, d, c, cache, pc); !r) return r;
   auto gens = gens_for(pc.circuits.full->circuit);
-  std::vector<sigma::VerifyResult> results(pc.b.count);
-  parallel_for(pc.b.count, std::max(threads, 1U), [&](std::size_t k) {
-    results[k] = with_block(p, c, pc, k, [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
-                                             std::span<const Point> coms, const sigma::CircuitProof& pr) {
-      return sigma::verify_circuit(t, *gens, circ, publics, coms, pr);
+  std::vector<sigma::VerifyResult> results(pc.groups.size());
+  parallel_for(pc.groups.size(), std::max(threads, 1U), [&](std::size_t g) {
+    results[g] = with_group(p, c, pc, g, [&](Transcript& t, const sigma::Circuit& circ, Publics publics, Coms coms,
+                                             const sigma::CircuitBatchProof& pr) {
+      return sigma::verify_circuit_batch(t, *gens, circ, publics, coms, pr);
     });
   });
   for (auto& r : results)
@@ -458,23 +527,23 @@ sigma::VerifyResult batch_verify_gaussian(const SamplerParams& p, std::size_t d,
   }
   if (claims.empty()) return sigma::VerifyResult::valid();
   auto gens = GeneratorSet::get("gopa", gens_needed);
-  // Every (claim, block) with its weight, drawn in order; then their terms gathered on the threads.
+  // Every (claim, group) with its weight, drawn in order; then their terms gathered on the threads.
   struct Job {
-    std::size_t claim, block;
+    std::size_t claim, group;
     Scalar weight;
   };
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < claims.size(); ++i)
-    for (std::size_t k = 0; k < prepared[i].b.count; ++k) jobs.push_back({i, k, Scalar::random_nonzero(rng)});
+    for (std::size_t g = 0; g < prepared[i].groups.size(); ++g) jobs.push_back({i, g, Scalar::random_nonzero(rng)});
   sigma::MsmTerms eq;
   std::vector<sigma::VerifyResult> results(jobs.size());
   sigma::gather_terms(jobs.size(), threads, eq, [&](std::size_t j, sigma::MsmTerms& terms) {
     const Job& job = jobs[j];
-    results[j] = with_block(p, claims[job.claim], prepared[job.claim], job.block,
-                            [&](Transcript& t, const sigma::Circuit& circ, std::span<const Scalar> publics,
-                                std::span<const Point> coms, const sigma::CircuitProof& pr) {
+    results[j] = with_group(p, claims[job.claim], prepared[job.claim], job.group,
+                            [&](Transcript& t, const sigma::Circuit& circ, Publics publics, Coms coms,
+                                const sigma::CircuitBatchProof& pr) {
                               terms.set_weight(job.weight);
-                              return sigma::add_circuit_terms(t, *gens, circ, publics, coms, pr, terms);
+                              return sigma::add_circuit_batch_terms(t, *gens, circ, publics, coms, pr, terms);
                             });
     return results[j].ok();
   });

@@ -1,4 +1,5 @@
-// The clear-text evaluator and the constraint recorder agree; the circuit encoding is canonical.
+// The clear-text evaluator, the constraint recorder and the witness-only builder agree; the
+// circuit encoding is canonical.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -98,7 +99,7 @@ TEST_CASE("gadgets: clear evaluator and recorder agree on random and edge inputs
   }
 }
 
-TEST_CASE("samplers: clear evaluator and recorder agree (full circuit, d samples)",
+TEST_CASE("samplers: clear evaluator, recorder and witness-only builder agree (full circuit, d samples)",
           "[circuits][builder]") {
   gopa::DeterministicRng rng(22);
   for (auto kind : {SamplerKind::kBoxMuller, SamplerKind::kPolar, SamplerKind::kInverseCdf,
@@ -129,6 +130,12 @@ TEST_CASE("samplers: clear evaluator and recorder agree (full circuit, d samples
         CHECK(rec.values()[outs[i]] == scalar_from_i128(cz[i]));
       }
       CHECK(cb.mul_gates() == rec.circuit().muls.size());
+      // The witness-only builder: the same variables, kinds and values, no constraints.
+      WitnessRecorder wit;
+      (void)gaussian_circuit(wit, p, xs, ys, d);
+      CHECK(wit.shadow_exact());
+      CHECK(std::equal(wit.kinds().begin(), wit.kinds().end(), rec.circuit().vars.begin(), rec.circuit().vars.end()));
+      CHECK(std::equal(wit.values().begin(), wit.values().end(), rec.values().begin(), rec.values().end()));
       CHECK(rec.circuit().count(VarKind::kCommitted) == need);
       CHECK(rec.circuit().count(VarKind::kPublic) == need);
       // The fast statistics path gives the same samples from the same seeds.

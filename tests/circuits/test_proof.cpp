@@ -135,8 +135,9 @@ TEST_CASE("Gaussian samples: batch verification accepts valid claims and rejects
   }
 }
 
-// Blocked proofs (docs/circuits.md §6.3): d samples in blocks of `block`, each block one circuit
-// proof bound to the whole statement and to its position. Box–Muller f = 12, blocks of 4.
+// Blocked proofs (docs/circuits.md §6.3): d samples in blocks of `block`, the full blocks one
+// batch of circuit instances bound to the whole statement and to their positions, a shorter last
+// block a batch of its own. Box–Muller f = 12, blocks of 4.
 namespace {
 
 struct Proven {
@@ -165,6 +166,36 @@ Setup with_d(const Setup& s, std::size_t d) {
   return t;
 }
 
+// Block k's part of a proof: its wire commitment and evaluations in its group's batch (the full
+// blocks form group 0, a shorter last block group 1).
+struct Part {
+  Point p;
+  gopa::Scalar fa, gb;
+  bool operator==(const Part&) const = default;
+};
+std::pair<std::size_t, std::size_t> where(const GaussianBlocks& g, std::size_t k) {
+  const std::size_t full = g.groups[0].p.size();
+  return g.groups.size() == 2 && k >= full ? std::pair<std::size_t, std::size_t>{1, k - full}
+                                           : std::pair<std::size_t, std::size_t>{0, k};
+}
+Part get_part(const GaussianBlocks& g, std::size_t k) {
+  const auto [grp, i] = where(g, k);
+  const auto& b = g.groups[grp];
+  return {b.p[i], b.fa[i], b.gb[i]};
+}
+void set_part(GaussianBlocks& g, std::size_t k, const Part& part) {
+  const auto [grp, i] = where(g, k);
+  auto& b = g.groups[grp];
+  b.p[i] = part.p;
+  b.fa[i] = part.fa;
+  b.gb[i] = part.gb;
+}
+void swap_parts(GaussianBlocks& g, std::size_t a, std::size_t b) {
+  const Part pa = get_part(g, a);
+  set_part(g, a, get_part(g, b));
+  set_part(g, b, pa);
+}
+
 void put_u32(std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
 }
@@ -180,7 +211,12 @@ TEST_CASE("Gaussian samples in blocks: every length around the block size verifi
     Setup s = setup(SamplerKind::kBoxMuller, 12, d, rng);
     Proven a = prove(s, rng, kBlock);
     const std::size_t count = (d + kBlock - 1) / kBlock;
-    CHECK(a.pr.proof.blocks.size() == count);
+    // The full blocks in one batch, a shorter last block in its own.
+    const std::size_t full = d / kBlock;
+    REQUIRE(a.pr.proof.groups.size() == (full > 0 ? 1U : 0U) + (d % kBlock != 0 ? 1U : 0U));
+    if (full > 0) CHECK(a.pr.proof.groups[0].p.size() == full);
+    if (d % kBlock != 0) CHECK(a.pr.proof.groups.back().p.size() == 1);
+    CHECK(a.pr.proof.count == count);
     CHECK(a.bytes[0] == kGaussianBlocksVersion);
     CHECK(a.bytes[1] == kBlock);
     CHECK(a.bytes[5] == count);
@@ -216,36 +252,60 @@ TEST_CASE("Gaussian samples in blocks: reordered, dropped, duplicated, spliced o
   Setup s = setup(SamplerKind::kBoxMuller, 12, d, rng);
   Proven a = prove(s, rng, kBlock);
   REQUIRE(verifies(s, a.pr.sample_commitments, a.bytes));
-  REQUIRE(a.pr.proof.blocks.size() == 4);
+  // Blocks 0..2 in one batch, block 3 (one sample) in another.
+  REQUIRE(a.pr.proof.groups.size() == 2);
+  REQUIRE(a.pr.proof.groups[0].p.size() == 3);
+  REQUIRE(a.pr.proof.groups[1].p.size() == 1);
   auto rejects = [&](const GaussianBlocks& g, std::span<const Point> coms) {
     return !verifies(s, coms, g.encode());
   };
   const auto& coms = a.pr.sample_commitments;
   SECTION("two blocks swapped (with or without their sample commitments)") {
     GaussianBlocks g = a.pr.proof;
-    std::swap(g.blocks[0], g.blocks[1]);
+    swap_parts(g, 0, 1);
     CHECK(rejects(g, coms));
     auto c2 = coms;
     std::swap_ranges(c2.begin(), c2.begin() + kBlock, c2.begin() + kBlock);
     CHECK(rejects(g, c2));
   }
+  SECTION("the two batches' compressed proofs swapped, or one batch's used for both") {
+    GaussianBlocks g = a.pr.proof;
+    std::swap(g.groups[0].inner, g.groups[1].inner);
+    CHECK(rejects(g, coms));
+    GaussianBlocks h = a.pr.proof;
+    h.groups[1].inner = h.groups[0].inner;
+    CHECK(rejects(h, coms));
+  }
   SECTION("a block dropped") {
-    for (std::size_t k = 0; k < 4; ++k) {
+    for (std::size_t k = 0; k < 3; ++k) {
       GaussianBlocks g = a.pr.proof;
-      g.blocks.erase(g.blocks.begin() + static_cast<std::ptrdiff_t>(k));
+      auto& b = g.groups[0];
+      b.p.erase(b.p.begin() + static_cast<std::ptrdiff_t>(k));
+      b.fa.erase(b.fa.begin() + static_cast<std::ptrdiff_t>(k));
+      b.gb.erase(b.gb.begin() + static_cast<std::ptrdiff_t>(k));
+      CHECK(rejects(g, coms));
+      g.count = 3;  // and the count field lowered to match
       CHECK(rejects(g, coms));
     }
+    GaussianBlocks g = a.pr.proof;
+    g.groups.pop_back();  // the last (shorter) block
+    CHECK(rejects(g, coms));
+    g.count = 3;
+    CHECK(rejects(g, coms));
     // Dropped with the block count left at 4: the encoding is short.
     auto bytes = a.bytes;
-    bytes.resize(bytes.size() - a.pr.proof.blocks[3].encode().size() + 2);
+    bytes.resize(bytes.size() - 96);
     CHECK_FALSE(verifies(s, coms, bytes));
   }
   SECTION("a block duplicated (in place of another, or appended)") {
     GaussianBlocks g = a.pr.proof;
-    g.blocks[2] = g.blocks[1];
+    set_part(g, 2, get_part(g, 1));
     CHECK(rejects(g, coms));
     GaussianBlocks h = a.pr.proof;
-    h.blocks.push_back(h.blocks[0]);
+    const Part first = get_part(h, 0);
+    h.groups[0].p.push_back(first.p);
+    h.groups[0].fa.push_back(first.fa);
+    h.groups[0].gb.push_back(first.gb);
     CHECK(rejects(h, coms));
   }
   SECTION("a block spliced from another party's proof (its own y's and seeds)") {
@@ -253,11 +313,17 @@ TEST_CASE("Gaussian samples in blocks: reordered, dropped, duplicated, spliced o
     Proven b = prove(other, rng, kBlock);
     REQUIRE(verifies(other, b.pr.sample_commitments, b.bytes));
     GaussianBlocks g = a.pr.proof;
-    g.blocks[1] = b.pr.proof.blocks[1];
+    set_part(g, 1, get_part(b.pr.proof, 1));
     CHECK(rejects(g, coms));
     auto c2 = coms;
     std::copy_n(b.pr.sample_commitments.begin() + kBlock, kBlock, c2.begin() + kBlock);
     CHECK(rejects(g, c2));
+    // The other party's last batch whole (its block, evaluations and compressed proof).
+    GaussianBlocks h = a.pr.proof;
+    h.groups[1] = b.pr.proof.groups[1];
+    auto c3 = coms;
+    c3[d - 1] = b.pr.sample_commitments[d - 1];
+    CHECK(rejects(h, c3));
   }
   SECTION("a block from the same position of a proof of another d (same seeds and y's)") {
     // d + 1 needs as many seeds as d (Box–Muller: two samples per call), so its blocks 0..2 are
@@ -267,22 +333,27 @@ TEST_CASE("Gaussian samples in blocks: reordered, dropped, duplicated, spliced o
     REQUIRE(verifies(longer, b.pr.sample_commitments, b.bytes));
     REQUIRE(std::equal(a.samples.begin(), a.samples.end(), b.samples.begin()));
     GaussianBlocks g = a.pr.proof;
-    g.blocks[0] = b.pr.proof.blocks[0];
+    set_part(g, 0, get_part(b.pr.proof, 0));
     auto c2 = coms;
     std::copy_n(b.pr.sample_commitments.begin(), kBlock, c2.begin());
     CHECK(rejects(g, c2));
-    // And the other way round: the first three blocks of the d proof in the d + 1 proof.
-    GaussianBlocks h = b.pr.proof;
-    for (std::size_t k = 0; k < 3; ++k) h.blocks[k] = a.pr.proof.blocks[k];
-    auto c3 = b.pr.sample_commitments;
-    std::copy_n(coms.begin(), 3 * kBlock, c3.begin());
-    CHECK_FALSE(verifies(longer, c3, h.encode()));
+    // The first batch (blocks 0..2, whole) of the d + 1 proof in the d proof, and the other way.
+    GaussianBlocks h = a.pr.proof;
+    h.groups[0] = b.pr.proof.groups[0];
+    auto c3 = coms;
+    std::copy_n(b.pr.sample_commitments.begin(), 3 * kBlock, c3.begin());
+    CHECK(rejects(h, c3));
+    GaussianBlocks k = b.pr.proof;
+    k.groups[0] = a.pr.proof.groups[0];
+    auto c4 = b.pr.sample_commitments;
+    std::copy_n(coms.begin(), 3 * kBlock, c4.begin());
+    CHECK_FALSE(verifies(longer, c4, k.encode()));
   }
   SECTION("a block of a second honest proof of the same statement") {
     Proven b = prove(s, rng, kBlock);
     REQUIRE(verifies(s, b.pr.sample_commitments, b.bytes));
     GaussianBlocks g = a.pr.proof;
-    g.blocks[2] = b.pr.proof.blocks[2];
+    set_part(g, 2, get_part(b.pr.proof, 2));
     auto c2 = coms;
     std::copy_n(b.pr.sample_commitments.begin() + 2 * kBlock, kBlock, c2.begin() + 2 * kBlock);
     CHECK(rejects(g, c2));
@@ -357,7 +428,7 @@ TEST_CASE("Gaussian samples in blocks: the thread count changes neither the samp
   }
   // A bad block is found whatever the thread count.
   GaussianBlocks g = two.pr.proof;
-  std::swap(g.blocks[1], g.blocks[2]);
+  swap_parts(g, 1, 2);
   for (unsigned t : {1U, 2U}) CHECK_FALSE(verifies(s, two.pr.sample_commitments, g.encode(), t));
 }
 
@@ -393,13 +464,13 @@ TEST_CASE("Gaussian samples in blocks: batch verification weighs every block", "
   };
   CHECK(batch(claims_of()).ok());
   SECTION("two blocks of one claim swapped") {
-    std::swap(proofs[1].pr.proof.blocks[0], proofs[1].pr.proof.blocks[1]);
+    swap_parts(proofs[1].pr.proof, 0, 1);
     proofs[1].bytes = proofs[1].pr.proof.encode();
     auto r = batch(claims_of());
     CHECK_FALSE(r.ok());
   }
   SECTION("a block of one claim in another") {
-    proofs[2].pr.proof.blocks[1] = proofs[0].pr.proof.blocks[1];
+    set_part(proofs[2].pr.proof, 1, get_part(proofs[0].pr.proof, 1));
     proofs[2].bytes = proofs[2].pr.proof.encode();
     CHECK_FALSE(batch(claims_of()).ok());
   }

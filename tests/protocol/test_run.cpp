@@ -882,12 +882,13 @@ TEST_CASE("The L2 ball: run_session and a party refuse inputs outside the ball b
 
 TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spliced ones exclude only their sender, a round closed between chunks makes a drop-out",
           "[protocol][run][chunks][coordinator][large-session]") {
-  // d = 800: a party's commitment message (two points per coordinate, about 50 bytes of noise
-  // proof per sample, the input-domain proof) passes one board entry and travels in two chunks. Party 0 posts its chunks in reverse order, party 1
+  // d = 1200: a party's commitment message (two points per coordinate, about 35 bytes of noise
+  // proof and sample commitment per sample, the input-domain proof) passes one board entry and
+  // travels in two chunks. Party 0 posts its chunks in reverse order, party 1
   // withholds its last one, party 2 splices in a chunk of another message of its own; party 3 is
   // honest throughout. Party 4 is honest too, but the coordinator closes round 6 after its first
   // chunk: its message is incomplete when the round closes and its other chunks land late.
-  RunConfig cfg = config(5, 800, 61);
+  RunConfig cfg = config(5, 1200, 61);
   cfg.early_close = RunConfig::EarlyClose{4, {6}, 1};  // round 6: commitments
   cfg.chunk_posts = [](std::uint32_t u, bulletin::MessageType type, std::uint32_t, std::vector<Bytes>& chunks) {
     if (type != bulletin::MessageType::commitment) return;
@@ -923,8 +924,8 @@ TEST_CASE("Chunked messages end to end: reordered chunks count, withheld or spli
   CHECK(r.excluded.at(4).offence == Offence::dropout);
   CHECK(r.excluded.at(4).text().find("chunk") == std::string::npos);
   CHECK(r.named.count(4) == 0);
-  REQUIRE(r.estimate.size() == 800);
-  for (std::uint32_t j : {0U, 511U, 512U, 799U}) {
+  REQUIRE(r.estimate.size() == 1200);
+  for (std::uint32_t j : {0U, 511U, 512U, 1199U}) {
     const double mean = (cfg.params.from_fixed(static_cast<std::int64_t>(cfg.inputs[0][j])) +
                          cfg.params.from_fixed(static_cast<std::int64_t>(cfg.inputs[3][j]))) / 2;
     CHECK(std::fabs(r.estimate[j] - mean) < 1.0);

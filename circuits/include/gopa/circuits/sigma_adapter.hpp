@@ -37,22 +37,28 @@ SigmaCircuit to_sigma(const Circuit& c, std::span<const Scalar> z,
                       std::span<const Scalar> publics = {});
 
 // The d samples are proven in blocks of at most `block` samples (a multiple of the sampler's
-// samples_per_call; the last block may be shorter): block k is one circuit proof over samples
-// [k·block, min(d, (k+1)·block)), its own seeds and y's (seeds_per_call per call) and its own
-// sample commitments. Every block's transcript binds the whole statement (sampler parameters,
-// d, block size, block count, all y's and all seed and sample commitments), the block index and
-// the block's circuit name and id, so blocks cannot be reordered, dropped, duplicated or
-// spliced from another proof (docs/circuits.md §6.3).
-inline constexpr std::size_t kDefaultGaussianBlock = 64;
+// samples_per_call; the last block may be shorter): block k is one instance of the block circuit
+// over samples [k·block, min(d, (k+1)·block)), its own seeds and y's (seeds_per_call per call)
+// and its own sample commitments. The full blocks are proven as one batch (sigma::
+// prove_circuit_batch: shared challenges, one amortized pivot and one compression), the shorter
+// last block, if any, as a batch of its own. The statement binds the whole claim (sampler
+// parameters, d, block size, block count, all y's and all seed and sample commitments), each
+// batch its blocks' index range and circuit, and each instance's own y's and commitments, so
+// blocks cannot be reordered, dropped, duplicated or spliced from another proof
+// (docs/circuits.md §6.3).
+inline constexpr std::size_t kDefaultGaussianBlock = 48;
 // Verifiers reject larger blocks (the block circuit is recorded from the claim).
 inline constexpr std::size_t kMaxGaussianBlock = 1024;
-inline constexpr std::uint8_t kGaussianBlocksVersion = 1;
+// 1: one circuit proof per block (no longer accepted); 2: the blocks in batches.
+inline constexpr std::uint8_t kGaussianBlocksVersion = 2;
 
 struct GaussianBlocks {
-  std::uint32_t block = 0;                  // samples per full block
-  std::vector<sigma::CircuitProof> blocks;  // one circuit proof per block, in order
-  // version (1 byte) ‖ block (u32 LE) ‖ block count (u32 LE) ‖ each block's
-  // CircuitProof::encode_body; the body lengths follow from the block circuits.
+  std::uint32_t block = 0;  // samples per full block
+  std::uint32_t count = 0;  // blocks: ⌈d / block⌉
+  // The full blocks' batch (if d ≥ block), then the shorter last block's (if block ∤ d).
+  std::vector<sigma::CircuitBatchProof> groups;
+  // version (1 byte) ‖ block (u32 LE) ‖ block count (u32 LE) ‖ each group's
+  // CircuitBatchProof::encode_body; the body lengths follow from the block circuits.
   [[nodiscard]] std::vector<std::uint8_t> encode() const;
 };
 
