@@ -164,8 +164,10 @@ TEST_CASE("Hidden noise across party processes: every committee member computes 
     CHECK(hidden_pass);
   }
   SECTION("a member that stalls is named, the committee restarts without it") {
-    // The party that stalls never posts a committee message (the others wait round_timeout_ms).
-    s.p.round_timeout_ms = 3'000;
+    // The party that stalls never posts a committee message (the others wait round_timeout_ms
+    // once, then name it). Long enough that a loaded machine (two test processes on two cores)
+    // does not make an honest party miss a round.
+    s.p.round_timeout_ms = 8'000;
     s.p.min_round_ms = 300;
     const Deviate silent = [](const Entry& e) {
       return e.type == MessageType::committee ? std::vector<Entry>{} : std::vector<Entry>{e};
