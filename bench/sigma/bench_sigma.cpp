@@ -2,9 +2,15 @@
 // The human/JSON/CSV table with targets is `gopa bench proofs`.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/circuit.hpp"
+#include "gopa/sigma/field.hpp"
 #include "gopa/sigma/range.hpp"
+#include "group/simd.hpp"  // internal: the AVX-512 IFMA switch
+#include "sigma/ntt.hpp"   // internal: the prover's Toeplitz products
 
 using namespace gopa;
 using namespace gopa::sigma;
@@ -112,8 +118,87 @@ void BM_CircuitProveVerify(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(proof.encode().size());
 }
 
+struct ToeplitzFixture {
+  std::vector<field::Fe> x, y;
+  std::unique_ptr<const ntt::ToeplitzPlan> plan;
+};
+
+ToeplitzFixture make_toeplitz(std::size_t n) {
+  DeterministicRng rng(11);
+  ToeplitzFixture f;
+  std::vector<field::Fe> t(2 * n - 1);
+  for (auto& v : t) v = field::of(Scalar::random(rng));
+  f.x.resize(n);
+  for (auto& v : f.x) v = field::of(SecretScalar::random(rng));
+  f.y.resize(n);
+  f.plan = std::make_unique<const ntt::ToeplitzPlan>(t);
+  return f;
+}
+
+// The prover's extrapolation product (poly.cpp) at the sizes of the largest proofs, on one path:
+// range(1) = 0 portable, 1 AVX-512 IFMA (skipped on CPUs without it).
+void BM_ToeplitzApply(benchmark::State& state) {
+  const bool wide = state.range(1) != 0;
+  if (wide && !detail::ifma_supported()) {
+    state.SkipWithError("no AVX-512 IFMA");
+    return;
+  }
+  const detail::ScopedIfma path(wide);
+  ToeplitzFixture f = make_toeplitz(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    f.plan->apply(f.x, f.y);
+    benchmark::DoNotOptimize(f.y.data());
+  }
+}
+
+// Both paths interleaved in one run (the machine's speed drifts between runs): medians over
+// range(1) pairs of calls, and the median of the per-pair ratios portable / IFMA.
+void BM_ToeplitzApplySideBySide(benchmark::State& state) {
+  if (!detail::ifma_supported()) {
+    state.SkipWithError("no AVX-512 IFMA");
+    return;
+  }
+  ToeplitzFixture f = make_toeplitz(static_cast<std::size_t>(state.range(0)));
+  const auto pairs = static_cast<std::size_t>(state.range(1));
+  const auto time_one = [&f](bool wide) {
+    const detail::ScopedIfma path(wide);
+    const auto start = std::chrono::steady_clock::now();
+    f.plan->apply(f.x, f.y);
+    benchmark::DoNotOptimize(f.y.data());
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+        .count();
+  };
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  time_one(false);  // each path's tables are made on its first call
+  time_one(true);
+  std::vector<double> portable, wide, ratio;
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < pairs; ++i) {
+      // Alternate which path goes first.
+      const bool first = i % 2 == 0;
+      const double a = time_one(first), b = time_one(!first);
+      portable.push_back(first ? b : a);
+      wide.push_back(first ? a : b);
+      ratio.push_back(portable.back() / wide.back());
+    }
+  }
+  state.counters["portable_ms"] = median(portable);
+  state.counters["ifma_ms"] = median(wide);
+  state.counters["ratio"] = median(ratio);
+}
+
 }  // namespace
 
+BENCHMARK(BM_ToeplitzApply)
+    ->ArgsProduct({{8089, 16177, 21569}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ToeplitzApplySideBySide)
+    ->ArgsProduct({{8089, 16177, 21569}, {41}})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 BENCHMARK(BM_RangeProve)->ArgsProduct({{8, 16, 32, 64}, {1, 4, 16}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RangeVerify)->ArgsProduct({{8, 16, 32, 64}, {1, 4, 16}})->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RangeVerifyNaive)->Args({64, 1})->Unit(benchmark::kMillisecond);

@@ -22,19 +22,15 @@
 // from code built without the attribute).
 #pragma once
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define GOPA_HAVE_IFMA_CODE 1
+#include "ifma_target.hpp"
 
-#include "x86_intrinsics.hpp"
+#if defined(GOPA_HAVE_IFMA_CODE)
 
 #include <sodium.h>
 
 #include <cstdint>
 
 #include "edwards.hpp"
-
-#define GOPA_IFMA_TARGET __attribute__((target("avx512f,avx512ifma,avx512dq,avx512vl")))
-#define GOPA_IFMA_INLINE GOPA_IFMA_TARGET __attribute__((always_inline)) inline
 
 namespace gopa::detail::ifma {
 

@@ -2,10 +2,12 @@
 
 #include <sodium.h>
 
-#include <map>
+#include <algorithm>
 #include <mutex>
 
+#include "../group/simd.hpp"
 #include "gopa/check.hpp"
+#include "ntt_ifma.hpp"
 
 namespace gopa::sigma::ntt {
 
@@ -228,10 +230,7 @@ ToeplitzPlan::ToeplitzPlan(std::span<const field::Fe> t) {
   GOPA_CHECK(n_ >= 1 && n_ <= kMaxSize, "ToeplitzPlan: size out of range");
   log_ = 1;
   while ((std::size_t{1} << log_) < t.size()) ++log_;
-  roots_ = roots(log_);
-  const std::size_t big = std::size_t{1} << log_;
-  const Consts& c = consts();
-  that_.assign(kPrimes * big, 0);
+  ifma_shape_ = ifma::shape(n_);
   // The diagonals as integers (out of Montgomery form): the product of x's Montgomery
   // representatives by them is then the Montgomery representative of the product.
   std::vector<field::Fe> plain(t.size());
@@ -239,6 +238,19 @@ ToeplitzPlan::ToeplitzPlan(std::span<const field::Fe> t) {
     const Scalar s = field::to_scalar(t[i]);
     for (int l = 0; l < 4; ++l) plain[i].v[l] = s.raw()->limb[l];
   }
+  made_ifma_ = detail::ifma_enabled();
+  if (made_ifma_) {
+    std::call_once(ifma_once_, [&] { build_ifma(plain); });
+  } else {
+    std::call_once(portable_once_, [&] { build_portable(plain); });
+  }
+}
+
+void ToeplitzPlan::build_portable(std::span<const field::Fe> plain) const {
+  roots_ = roots(log_);
+  const std::size_t big = std::size_t{1} << log_;
+  const Consts& c = consts();
+  that_.assign(kPrimes * big, 0);
   for (std::size_t k = 0; k < kPrimes; ++k) {
     const u64 p = kP[k];
     u64* a = &that_[k * big];
@@ -250,8 +262,40 @@ ToeplitzPlan::ToeplitzPlan(std::span<const field::Fe> t) {
   }
 }
 
+void ToeplitzPlan::build_ifma(std::span<const field::Fe> plain) const {
+  ifma_roots_ = ifma::roots(ifma_shape_.log);
+  ifma_that_ = ifma::transform(plain, ifma_shape_, *ifma_roots_);
+}
+
+std::vector<field::Fe> ToeplitzPlan::diagonals() const {
+  if (made_ifma_) return ifma::untransform(ifma_that_, ifma_shape_, *ifma_roots_);
+  const std::size_t count = 2 * n_ - 1;
+  // inverse() (without 2^−log) of the tables t̂·2^−log·2^64: the residues of t times 2^64.
+  const std::size_t big = std::size_t{1} << log_;
+  const Consts& c = consts();
+  std::vector<u64> buf(big);
+  std::vector<std::array<u64, kPrimes>> res(count);
+  for (std::size_t k = 0; k < kPrimes; ++k) {
+    const u64 p = kP[k];
+    std::copy(that_.begin() + static_cast<std::ptrdiff_t>(k * big),
+              that_.begin() + static_cast<std::ptrdiff_t>((k + 1) * big), buf.begin());
+    inverse(buf.data(), log_, *roots_, k);
+    const u64 unscale = powmod(c.r64[k], p - 2, p);
+    for (std::size_t i = 0; i < count; ++i) res[i][k] = mulmod(buf[i], unscale, p);
+  }
+  std::vector<field::Fe> plain(count);
+  for (std::size_t i = 0; i < count; ++i) plain[i] = reconstruct(res[i]);
+  return plain;
+}
+
 void ToeplitzPlan::apply(std::span<const field::Fe> x, std::span<field::Fe> y) const {
   GOPA_CHECK(x.size() == n_ && y.size() == n_, "ToeplitzPlan::apply: sizes");
+  if (detail::ifma_enabled()) {
+    std::call_once(ifma_once_, [this] { build_ifma(diagonals()); });
+    ifma::apply(x, y, ifma_that_, ifma_shape_, *ifma_roots_);
+    return;
+  }
+  std::call_once(portable_once_, [this] { build_portable(diagonals()); });
   const std::size_t big = std::size_t{1} << log_;
   const Consts& c = consts();
   std::vector<u64> buf(big);
