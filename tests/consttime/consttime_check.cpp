@@ -20,7 +20,8 @@ namespace {
 using gopa::circuits::i128;
 
 // The prover's witness generation for one sampler call (seed gadgets, every hint, the committed
-// outputs, the witness check and the hand-over to the Σ prover) with the private seeds x marked
+// outputs, the witness check, the hand-over to the Σ prover, and the witness-only builder that
+// gives the witness again to the batch prover) with the private seeds x marked
 // secret; y is public. Returns the number of variables (public: the circuit's shape). With
 // `leak`, branches on a sample afterwards: valgrind must report it, which shows the secrets
 // reach the outputs through the hints (so the check above is not vacuous).
@@ -47,6 +48,12 @@ std::size_t sampler_witness(gopa::circuits::SamplerKind kind, unsigned f, bool l
   // The verdict is declassified inside check_witness (public by design: always true).
   GOPA_CHECK(gc::check_witness(rec.circuit(), rec.values()).ok(), "sampler witness");
   const gc::SigmaCircuit sc = gc::to_sigma(rec.circuit(), rec.values());
+  // The same witness again from the witness-only builder (what the batch prover asks for).
+  gc::WitnessRecorder wit;
+  (void)gc::gaussian_circuit(wit, p, xs, ys, d);
+  std::uint8_t exact = wit.shadow_exact() ? 1 : 0;
+  gopa::gopa_declassify(&exact, sizeof exact);
+  GOPA_CHECK(exact == 1 && wit.values().size() == rec.values().size(), "witness-only builder");
   if (leak) {
     volatile int sink = 0;
     if (rec.value(out[0]) > 0) sink = sink + 1;
