@@ -91,10 +91,29 @@ const Consts& consts() {
 
 }  // namespace
 
-// Twiddles of the transforms of size 2^log for every log ≤ this table's: entry 2^s + b
-// (stage s, block b) is ζ = ω_{2^(s+1)}^brev_s(b), the root splitting block b's modulus
-// X^(2·len) − ζ² into X^len ∓ ζ. The entries do not depend on the transform size, so one table
-// serves every smaller size. Per prime: ζ, its Shoup companion, ζ^−1, companion.
+void stage_roots(u64 q, u64 root, unsigned log, std::vector<u64>& z, std::vector<u64>& zi) {
+  const std::size_t n = std::size_t{1} << log;
+  z.assign(n, 0);
+  zi.assign(n, 0);
+  for (unsigned s = 0; s < log; ++s) {
+    const u64 w = powmod(root, u64{1} << (kMaxLog - s - 1), q);  // order 2^(s+1)
+    const u64 wi = powmod(w, q - 2, q);
+    const std::size_t blocks = std::size_t{1} << s;
+    u64 pw = 1, pwi = 1;
+    for (std::size_t e = 0; e < blocks; ++e) {  // ζ for the block whose reversal is e
+      std::size_t b = 0;
+      for (unsigned bit = 0; bit < s; ++bit) b |= ((e >> bit) & 1U) << (s - 1 - bit);
+      z[blocks + b] = pw;
+      zi[blocks + b] = pwi;
+      pw = mulmod(pw, w, q);
+      pwi = mulmod(pwi, wi, q);
+    }
+  }
+}
+
+// Twiddles of the transforms of size 2^log for every log ≤ this table's (stage_roots). The
+// entries do not depend on the transform size, so one table serves every smaller size. Per
+// prime: ζ, its Shoup companion, ζ^−1, companion.
 struct Roots {
   unsigned log = 0;
   std::array<std::vector<u64>, kPrimes> z, zs, zi, zis;
@@ -113,23 +132,8 @@ std::shared_ptr<const Roots> roots(unsigned log) {
   for (std::size_t k = 0; k < kPrimes; ++k) {
     const u64 p = kP[k];
     auto& z = r->z[k];
-    z.assign(n, 0);
     auto& zi = r->zi[k];
-    zi.assign(n, 0);
-    for (unsigned s = 0; s < log; ++s) {
-      const u64 w = powmod(kRoot[k], u64{1} << (kMaxLog - s - 1), p);  // order 2^(s+1)
-      const u64 wi = powmod(w, p - 2, p);
-      const std::size_t blocks = std::size_t{1} << s;
-      u64 pw = 1, pwi = 1;
-      for (std::size_t e = 0; e < blocks; ++e) {  // ζ for the block whose reversal is e
-        std::size_t b = 0;
-        for (unsigned bit = 0; bit < s; ++bit) b |= ((e >> bit) & 1U) << (s - 1 - bit);
-        z[blocks + b] = pw;
-        zi[blocks + b] = pwi;
-        pw = mulmod(pw, w, p);
-        pwi = mulmod(pwi, wi, p);
-      }
-    }
+    stage_roots(p, kRoot[k], log, z, zi);
     r->zs[k].resize(n);
     r->zis[k].resize(n);
     for (std::size_t i = 1; i < n; ++i) {

@@ -89,6 +89,14 @@ using AlignedWords = std::vector<std::uint64_t, CacheLineAllocator<std::uint64_t
 
 struct Roots;  // the portable path's twiddle tables, shared by all plans (ntt.cpp)
 
+// The twiddles of one prime q for transforms of up to 2^log values (root: a primitive
+// 2^kMaxLog-th root of unity mod q): entry 2^s + b (stage s, block b) of z is ζ =
+// ω_{2^(s+1)}^brev_s(b), the root splitting block b's modulus X^(2·len) − ζ² into X^len ∓ ζ, and
+// the same entry of zi is ζ^−1; entry 0 is unused (0). Public constants, variable time. Both
+// paths build their tables from it (ntt.cpp; defined there, outside the IFMA target).
+void stage_roots(std::uint64_t q, std::uint64_t root, unsigned log, std::vector<std::uint64_t>& z,
+                 std::vector<std::uint64_t>& zi);
+
 // y[i] += Σ_{j<n} t[n−1+i−j]·x[j] mod ℓ for i < n: the product of the n×n Toeplitz matrix with
 // diagonals t (2n − 1 public values, Montgomery form) by x. The plan keeps the transforms of t.
 //

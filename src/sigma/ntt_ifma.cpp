@@ -79,25 +79,13 @@ std::shared_ptr<const Roots> roots(unsigned log) {
   auto r = std::make_shared<Roots>();
   r->log = log;
   const std::size_t n = std::size_t{1} << log;
+  std::vector<u64> zv, ziv;
   for (std::size_t k = 0; k < kPrimes; ++k) {
     const u64 q = kP[k];
     auto &z = r->z[k], &zi = r->zi[k];
-    z.assign(n, 0);
-    zi.assign(n, 0);
-    for (unsigned s = 0; s < log; ++s) {
-      const u64 w = powmod(kRoot[k], u64{1} << (kMaxLog - s - 1), q);  // order 2^(s+1)
-      const u64 wi = inverse(w, q);
-      const std::size_t blocks = std::size_t{1} << s;
-      u64 pw = 1, pwi = 1;
-      for (std::size_t e = 0; e < blocks; ++e) {  // ζ for the block whose reversal is e
-        std::size_t b = 0;
-        for (unsigned bit = 0; bit < s; ++bit) b |= ((e >> bit) & 1U) << (s - 1 - bit);
-        z[blocks + b] = pw;
-        zi[blocks + b] = pwi;
-        pw = mulmod(pw, w, q);
-        pwi = mulmod(pwi, wi, q);
-      }
-    }
+    stage_roots(q, kRoot[k], log, zv, ziv);
+    z.assign(zv.begin(), zv.end());
+    zi.assign(ziv.begin(), ziv.end());
     r->zs[k].assign(n, 0);
     r->zis[k].assign(n, 0);
     for (std::size_t i = 1; i < n; ++i) {
