@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "gopa/deviation.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/range.hpp"
 
@@ -28,6 +29,18 @@ inline RangeInstance make_range_instance(unsigned bits, std::size_t d, Rng& rng,
     inst.st.commitments.push_back(commit(inst.values.back(), inst.blinders.back(), gens));
   }
   return inst;
+}
+
+// The generator a test deviation's offset goes along, for test messages.
+inline const char* along_name(gopa::testing::Along a) {
+  using gopa::testing::Along;
+  switch (a) {
+    case Along::kG: return "G";
+    case Along::kH: return "H";
+    case Along::kQ: return "Q";
+    case Along::kGi: return "G_i";
+  }
+  return "?";
 }
 
 // Tamper matrix (STYLE.md practice 7) on a proof's bytes.

@@ -89,16 +89,6 @@ test::Bytes encode(const CircuitBatchProof& p) {
   return out;
 }
 
-const char* along_name(Along a) {
-  switch (a) {
-    case Along::kG: return "G";
-    case Along::kH: return "H";
-    case Along::kQ: return "Q";
-    case Along::kGi: return "G_i";
-  }
-  return "?";
-}
-
 }  // namespace
 
 TEST_CASE("circuit batches: completeness for 1, 2 and 5 instances, the same bytes on any thread count",
@@ -282,7 +272,7 @@ TEST_CASE("circuit batches: a false instance 0 is rejected under every deviation
   for (std::size_t i = 0; i < f.circuit.generators_needed(); ++i)
     offs.push_back({Along::kGi, i, -Scalar::from_u64(7)});
   for (const auto& o : offs) {
-    INFO("offset along " << along_name(o.along) << " " << o.index);
+    INFO("offset along " << test::along_name(o.along) << " " << o.index);
     Deviation dev;
     dev.wire_offsets.push_back(o);
     CHECK(rejected(f, dev));

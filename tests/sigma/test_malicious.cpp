@@ -14,6 +14,7 @@
 #include "gopa/sigma/compressed.hpp"
 #include "gopa/sigma/linear.hpp"
 #include "gopa/sigma/range.hpp"
+#include "sigma_test_util.hpp"
 
 using namespace gopa;
 using namespace gopa::sigma;
@@ -115,16 +116,6 @@ std::vector<testing::Offset> offsets_for(unsigned bits, std::size_t d, const Sca
   return out;
 }
 
-const char* along_name(Along a) {
-  switch (a) {
-    case Along::kG: return "G";
-    case Along::kH: return "H";
-    case Along::kQ: return "Q";
-    case Along::kGi: return "G_i";
-  }
-  return "?";
-}
-
 }  // namespace
 
 TEST_CASE("the harness is live: an honest prover under no deviation passes, and every hook fires",
@@ -187,7 +178,7 @@ TEST_CASE("range: the binding forgery along G (δ = witness − committed) is re
         const Scalar gap = value_of(f.claimed[j]) - c.committed[j];
         if (gap.is_zero()) continue;
         for (const testing::Offset& o : offsets_for(c.bits, c.committed.size(), gap, rng)) {
-          INFO("coordinate " << j << ", offset along " << along_name(o.along) << " " << o.index);
+          INFO("coordinate " << j << ", offset along " << test::along_name(o.along) << " " << o.index);
           Deviation dev;
           dev.wire_offsets.push_back(o);
           require_rejected(prove_and_verify(f, *gens, dev, rng));
@@ -277,7 +268,7 @@ TEST_CASE("circuit: a witness that fails a gate or a linear constraint is reject
   for (std::size_t i = 0; i < c.generators_needed(); ++i) offs.push_back({Along::kGi, i, -Scalar::from_u64(3)});
   offs.push_back({Along::kG, 0, Scalar::zero()});  // no offset at all
   for (const auto& o : offs) {
-    INFO("offset along " << along_name(o.along) << " " << o.index);
+    INFO("offset along " << test::along_name(o.along) << " " << o.index);
     Deviation dev;
     dev.wire_offsets.push_back(o);
     CircuitProof p;
