@@ -157,9 +157,8 @@ struct Group {
 };
 std::vector<Group> groups_of(const Blocks& b, const BlockCircuits& bc) {
   std::vector<Group> out;
-  const std::size_t full = b.d % b.block == 0 ? b.count : b.count - 1;
-  if (full > 0) out.push_back({0, full, bc.full.get()});
-  if (full < b.count) out.push_back({full, 1, bc.last.get()});
+  for (const sigma::BlockBatch& g : sigma::block_batches(b.d, b.block))
+    out.push_back({g.first, g.count, g.len == b.block ? bc.full.get() : bc.last.get()});
   return out;
 }
 
@@ -472,19 +471,16 @@ template <class Check>
 sigma::VerifyResult with_group(const SamplerParams& p, const GaussianClaim& c, const PreparedClaim& pc, std::size_t g,
                                Check&& check) {
   const Group& grp = pc.groups[g];
+  const std::string name = "blocks " + std::to_string(grp.first) + ".." + std::to_string(grp.first + grp.count - 1);
   auto proof = sigma::CircuitBatchProof::decode_body(pc.bodies[g], grp.circuit->circuit, grp.count);
   if (!proof)
-    return sigma::VerifyResult::fail(sigma::VerifyStatus::kMalformedProof,
-                                     "gaussian: blocks " + std::to_string(grp.first) + ".." +
-                                         std::to_string(grp.first + grp.count - 1) + ": encoding is malformed");
+    return sigma::VerifyResult::fail(sigma::VerifyStatus::kMalformedProof, "gaussian: " + name + ": encoding is malformed");
   std::vector<std::vector<Scalar>> publics;
   std::vector<std::vector<Point>> coms;
   group_statement(p, pc.b, grp, c.ys, c.seed_commitments, c.sample_commitments, publics, coms);
   Transcript t = group_transcript(*pc.statement, g, grp);
   sigma::VerifyResult r = check(t, grp.circuit->circuit, publics, coms, *proof);
-  if (!r)
-    r.message = "blocks " + std::to_string(grp.first) + ".." + std::to_string(grp.first + grp.count - 1) + ": " +
-                r.message;
+  if (!r) r.message = name + ": " + r.message;
   return r;
 }
 

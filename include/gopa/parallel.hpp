@@ -60,4 +60,15 @@ void parallel_for(std::size_t count, unsigned threads, Fn&& fn) {
   if (error) std::rethrow_exception(error);
 }
 
+// [0, count) cut into `runs` contiguous runs, one thread each: fn(r, k) for the k of run r in
+// increasing order; fn returning false ends its run. For work that keeps one accumulator per run
+// (a run's sum, a run's equation terms), so that the result does not depend on scheduling.
+template <class Fn>
+void parallel_runs(std::size_t count, std::size_t runs, Fn&& fn) {
+  parallel_for(runs, static_cast<unsigned>(runs), [&](std::size_t r) {
+    for (std::size_t k = count * r / runs; k < count * (r + 1) / runs; ++k)
+      if (!fn(r, k)) return;
+  });
+}
+
 }  // namespace gopa

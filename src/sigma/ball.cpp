@@ -268,13 +268,7 @@ std::size_t ball_block_len(unsigned bits, std::size_t d, std::size_t k) noexcept
   return start >= d ? 0 : std::min(n, d - start);
 }
 
-std::vector<BallBatch> ball_batches(unsigned bits, std::size_t d) {
-  const std::size_t n = ball_block_size(bits);
-  std::vector<BallBatch> out;
-  if (d / n > 0) out.push_back({0, d / n, n});
-  if (d % n != 0) out.push_back({d / n, 1, d % n});
-  return out;
-}
+std::vector<BallBatch> ball_batches(unsigned bits, std::size_t d) { return block_batches(d, ball_block_size(bits)); }
 
 std::shared_ptr<const Circuit> ball_block_circuit(unsigned bits, std::size_t n) {
   GOPA_CHECK(bits_supported(bits) && n >= 1 && n <= ball_block_size(bits), "ball_block_circuit: unsupported parameters");

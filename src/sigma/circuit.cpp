@@ -513,6 +513,64 @@ PointExpr combined_commitment(const Point& p, std::span<const Point> commitments
   return e;
 }
 
+// The gate polynomials' values f(0..m), g(0..m) (f(0), g(0) the given masks, then the gates'
+// left and right inputs) and the opening of the wire commitment P: x = (w, f(0), g(0), h(0),
+// h(m+1..2m)) with h = f·g (AC20 §5).
+std::vector<SecretScalar> wire_opening(const Circuit& c, std::span<const SecretScalar> w,
+                                       std::span<const Scalar> publics, const SecretScalar& f0,
+                                       const SecretScalar& g0, std::vector<SecretScalar>& fv,
+                                       std::vector<SecretScalar>& gv) {
+  const std::size_t m = c.gates.size();
+  fv.clear();
+  gv.clear();
+  fv.reserve(m + 1);
+  gv.reserve(m + 1);
+  fv.push_back(f0.clone());
+  gv.push_back(g0.clone());
+  for (const MulGate& g : c.gates) {
+    fv.push_back(eval_secret(g.a, w, publics));
+    gv.push_back(eval_secret(g.b, w, publics));
+  }
+  const std::vector<SecretScalar> fx = poly::extrapolate(fv);
+  const std::vector<SecretScalar> gx = poly::extrapolate(gv);
+  std::vector<SecretScalar> x;
+  x.reserve(c.generators_needed() + 2);
+  for (const SecretScalar& v : w) x.push_back(v.clone());
+  x.push_back(f0.clone());
+  x.push_back(g0.clone());
+  x.push_back(f0 * g0);
+  for (std::size_t k = 0; k < m; ++k) x.push_back(fx[k] * gx[k]);
+  return x;
+}
+
+// Completes x, the opening of P, into the opening of P + Σ_j ω^(j+1)·V_j: appends s =
+// Σ_j ω^(j+1)·k_j(w) when the circuit has bindings, then γ + Σ_j ω^(j+1)·r_j.
+void close_opening(const Circuit& c, std::span<const SecretScalar> w, std::span<const Scalar> publics,
+                   std::span<const SecretScalar> blinders, const Scalar& omega, SecretScalar gamma,
+                   std::vector<SecretScalar>& x) {
+  if (!c.bindings.empty()) {
+    SecretScalar sum;
+    Scalar om = omega;
+    for (std::size_t j = 0; j < c.bindings.size(); ++j) {
+      sum += eval_secret(c.bindings[j], w, publics) * om;
+      gamma += blinders[j] * om;
+      om *= omega;
+    }
+    x.push_back(std::move(sum));
+  }
+  x.push_back(std::move(gamma));
+}
+
+// The verdict of a circuit or batch verifier once its terms are in eq.
+VerifyResult final_verdict(VerifyResult r, const MsmTerms& eq, const GeneratorSet& gens, const char* what) {
+  if (!r) return r;
+  if (!eq.is_identity(gens))
+    return VerifyResult::fail(VerifyStatus::kFinalEquation,
+                              std::string("final equation fails: some ") + what +
+                                  "gate, linear constraint, binding or opening does not hold");
+  return VerifyResult::valid();
+}
+
 }  // namespace
 
 CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circuit& c,
@@ -523,7 +581,6 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   GOPA_CHECK(w.size() == c.num_witness, "prove_circuit: witness size");
   GOPA_CHECK(blinders.size() == commitments.size(), "prove_circuit: one blinder per commitment");
   const std::size_t m = c.gates.size();
-  const Layout lay{c.num_witness, m};
   const Basis basis{c.generators_needed(), !c.bindings.empty()};
   const testing::Deviation* dev = testing::deviation();
   std::vector<Point> claimed;  // test-only deviation: commitments other than the witness opens
@@ -542,25 +599,10 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   Rng& prng = nonces.get();
 
   // f(0..m) = (random, a_1..a_m), g likewise; h = f·g on 0 and m+1..2m (AC20 §5).
+  const SecretScalar f0 = SecretScalar::random(prng);
+  const SecretScalar g0 = SecretScalar::random(prng);
   std::vector<SecretScalar> fv, gv;
-  fv.reserve(m + 1);
-  gv.reserve(m + 1);
-  fv.push_back(SecretScalar::random(prng));
-  gv.push_back(SecretScalar::random(prng));
-  for (const MulGate& g : c.gates) {
-    fv.push_back(eval_secret(g.a, w, publics));
-    gv.push_back(eval_secret(g.b, w, publics));
-  }
-  const std::vector<SecretScalar> fx = poly::extrapolate(fv);
-  const std::vector<SecretScalar> gx = poly::extrapolate(gv);
-
-  std::vector<SecretScalar> x;
-  x.reserve(basis.size());
-  for (const SecretScalar& v : w) x.push_back(v.clone());
-  x.push_back(fv[0].clone());
-  x.push_back(gv[0].clone());
-  x.push_back(fv[0] * gv[0]);
-  for (std::size_t k = 0; k < m; ++k) x.push_back(fx[k] * gx[k]);
+  std::vector<SecretScalar> x = wire_opening(c, w, publics, f0, g0, fv, gv);
   GOPA_CHECK(x.size() == basis.n_gi, "prove_circuit: layout");
   SecretScalar gamma = SecretScalar::random(prng);
   CircuitProof proof;
@@ -593,21 +635,10 @@ CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circui
   circuit_form(c, publics, ch, proof.fa, proof.gb, form, value);
 
   // Opening of P + Σ ω^(j+1)·V_j: (x, s = Σ ω^(j+1)·k_j(w), γ + Σ ω^(j+1)·r_j).
-  if (basis.with_g) {
-    SecretScalar s;
-    Scalar om = ch.omega;
-    for (std::size_t j = 0; j < c.bindings.size(); ++j) {
-      s += eval_secret(c.bindings[j], w, publics) * om;
-      gamma += blinders[j] * om;
-      om *= ch.omega;
-    }
-    x.push_back(std::move(s));
-  }
-  x.push_back(std::move(gamma));
+  close_opening(c, w, publics, blinders, ch.omega, std::move(gamma), x);
   std::vector<std::vector<SecretScalar>> openings;
   openings.push_back(std::move(x));
   proof.inner = detail::compressed_prove(t, gens, basis, openings, form, rng);
-  (void)lay;
   return proof;
 }
 
@@ -650,15 +681,17 @@ struct Opened {
   SecretScalar f0, g0, gamma;
 };
 
-// Contiguous runs of [0, count) on up to `threads` threads: fn(run, k) for every k, run < runs().
+// Contiguous runs of [0, count) on up to `threads` threads (0: every core): fn(run, k) for every
+// k, run < runs (parallel_runs).
 struct Runs {
   std::size_t count;
   std::size_t runs;
   Runs(std::size_t n, unsigned threads) : count(n), runs(std::min<std::size_t>(resolve_threads(threads), n)) {}
   template <class Fn>
   void each(Fn&& fn) const {
-    parallel_for(runs, static_cast<unsigned>(runs), [&](std::size_t r) {
-      for (std::size_t k = count * r / runs; k < count * (r + 1) / runs; ++k) fn(r, k);
+    parallel_runs(count, runs, [&](std::size_t r, std::size_t k) {
+      fn(r, k);
+      return true;
     });
   }
 };
@@ -708,23 +741,7 @@ CircuitBatchProof prove_circuit_batch(Transcript& t, const GeneratorSet& gens, c
   // wire offsets of a test deviation applied to instance 0 (its P follows them in pass 1).
   auto wires = [&](std::size_t k, Opened& o, std::vector<SecretScalar>& x, Point* p) {
     std::vector<SecretScalar> fv, gv;
-    fv.reserve(m + 1);
-    gv.reserve(m + 1);
-    fv.push_back(o.f0.clone());
-    gv.push_back(o.g0.clone());
-    for (const MulGate& g : c.gates) {
-      fv.push_back(eval_secret(g.a, o.w, publics[k]));
-      gv.push_back(eval_secret(g.b, o.w, publics[k]));
-    }
-    const std::vector<SecretScalar> fx = poly::extrapolate(fv);
-    const std::vector<SecretScalar> gx = poly::extrapolate(gv);
-    x.clear();
-    x.reserve(n);
-    for (const SecretScalar& v : o.w) x.push_back(v.clone());
-    x.push_back(o.f0.clone());
-    x.push_back(o.g0.clone());
-    x.push_back(o.f0 * o.g0);
-    for (std::size_t i = 0; i < m; ++i) x.push_back(fx[i] * gx[i]);
+    x = wire_opening(c, o.w, publics[k], o.f0, o.g0, fv, gv);
     if (p != nullptr) *p = commit_wires(gens, c, x, o.gamma);
     if (dev != nullptr && k == 0) {
       Point ignored;
@@ -812,17 +829,7 @@ CircuitBatchProof prove_circuit_batch(Transcript& t, const GeneratorSet& gens, c
     open(k, o);
     std::vector<SecretScalar> x;
     wires(k, o, x, nullptr);
-    if (basis.with_g) {
-      SecretScalar sum;
-      Scalar om = ch.omega;
-      for (std::size_t j = 0; j < c.bindings.size(); ++j) {
-        sum += eval_secret(c.bindings[j], o.w, publics[k]) * om;
-        o.gamma += o.blind[j] * om;
-        om *= ch.omega;
-      }
-      x.push_back(std::move(sum));
-    }
-    x.push_back(o.gamma.clone());
+    close_opening(c, o.w, publics[k], o.blind, ch.omega, std::move(o.gamma), x);
     std::vector<Fe>& acc = sums[run];
     for (std::size_t i = 0; i < n; ++i) acc[i] = field::add(acc[i], field::mul(field::of(x[i]), epow[k]));
   });
@@ -885,12 +892,7 @@ VerifyResult verify_circuit(Transcript& t, const GeneratorSet& gens, const Circu
                             const CircuitProof& proof) {
   MsmTerms eq;
   VerifyResult r = add_circuit_terms(t, gens, c, publics, commitments, proof, eq);
-  if (!r) return r;
-  if (!eq.is_identity(gens))
-    return VerifyResult::fail(VerifyStatus::kFinalEquation,
-                              "final equation fails: some gate, linear constraint, binding or "
-                              "opening does not hold");
-  return VerifyResult::valid();
+  return final_verdict(std::move(r), eq, gens, "");
 }
 
 VerifyResult add_circuit_batch_terms(Transcript& t, const GeneratorSet& gens, const Circuit& c,
@@ -932,12 +934,15 @@ VerifyResult verify_circuit_batch(Transcript& t, const GeneratorSet& gens, const
                                   const CircuitBatchProof& proof) {
   MsmTerms eq;
   VerifyResult r = add_circuit_batch_terms(t, gens, c, publics, commitments, proof, eq);
-  if (!r) return r;
-  if (!eq.is_identity(gens))
-    return VerifyResult::fail(VerifyStatus::kFinalEquation,
-                              "final equation fails: some instance's gate, linear constraint, binding or "
-                              "opening does not hold");
-  return VerifyResult::valid();
+  return final_verdict(std::move(r), eq, gens, "instance's ");
+}
+
+std::vector<BlockBatch> block_batches(std::size_t d, std::size_t block) {
+  GOPA_CHECK(block > 0, "block_batches: empty blocks");
+  std::vector<BlockBatch> out;
+  if (d / block > 0) out.push_back({0, d / block, block});
+  if (d % block != 0) out.push_back({d / block, 1, d % block});
+  return out;
 }
 
 std::size_t CircuitBatchProof::body_size(const Circuit& c, std::size_t instances) {

@@ -132,10 +132,8 @@ struct BlockedBallProof {
 [[nodiscard]] std::shared_ptr<const Circuit> ball_slack_circuit(unsigned bits);
 [[nodiscard]] std::size_t ball_blocked_generators(unsigned bits, std::size_t d);
 
-// The batches of blocks: [first, first + count) of one circuit, in proof order.
-struct BallBatch {
-  std::size_t first = 0, count = 0, len = 0;  // blocks, and coordinates per block
-};
+// The batches of blocks, in proof order: block_batches(d, ball_block_size(bits)).
+using BallBatch = BlockBatch;
 [[nodiscard]] std::vector<BallBatch> ball_batches(unsigned bits, std::size_t d);
 
 // The transcript steps, for provers and verifiers that handle parts elsewhere: the statement and

@@ -210,6 +210,14 @@ struct CircuitBatchProof {
   [[nodiscard]] static std::size_t body_size(const Circuit& c, std::size_t instances);
 };
 
+// d items in blocks of `block` (the last may be shorter) as batches prove them: the full blocks
+// one batch, a shorter last block (when block ∤ d) a batch of its own. Blocks [first, first +
+// count), each of len items.
+struct BlockBatch {
+  std::size_t first = 0, count = 0, len = 0;
+};
+[[nodiscard]] std::vector<BlockBatch> block_batches(std::size_t d, std::size_t block);
+
 using WitnessSource =
     std::function<void(std::size_t k, std::vector<SecretScalar>& witness, std::vector<SecretScalar>& blinders)>;
 

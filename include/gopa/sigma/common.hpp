@@ -109,10 +109,7 @@ template <class Fn>
 void gather_terms(std::size_t count, unsigned threads, MsmTerms& eq, Fn&& add) {
   const std::size_t runs = std::min<std::size_t>(std::max(threads, 1U), count);
   std::vector<MsmTerms> parts(runs);
-  parallel_for(runs, static_cast<unsigned>(runs), [&](std::size_t r) {
-    for (std::size_t k = count * r / runs; k < count * (r + 1) / runs; ++k)
-      if (!add(k, parts[r])) return;
-  });
+  parallel_runs(count, runs, [&](std::size_t r, std::size_t k) { return add(k, parts[r]); });
   for (const MsmTerms& part : parts) eq.merge(part);
 }
 
