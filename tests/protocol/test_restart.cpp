@@ -26,6 +26,7 @@ namespace {
 
 constexpr std::uint32_t kParties = 4;
 constexpr std::uint32_t kCommitteeMember = 1;  // hidden noise: every party is a member
+constexpr double kHiddenSigmaEta = 1.0;         // hidden noise: σ of the one hidden sample on the sum
 
 SessionParams params(std::uint8_t nonce, bool hidden = false) {
   SessionParams p = SessionParams::defaults(kParties, 1);
@@ -36,7 +37,7 @@ SessionParams params(std::uint8_t nonce, bool hidden = false) {
     p.paillier_bits = 704;
     p.sampler = SamplerKind::box_muller;
     p.sampler_precision = 8;
-    p.sigma_eta = 1.0;  // of the one hidden sample on the sum
+    p.sigma_eta = kHiddenSigmaEta;
     p.sigma_delta = 20.0;
     p.input_max = std::uint64_t{100} << 16;
     p.neighbors = kParties - 1;
@@ -244,7 +245,15 @@ void check_everyone_counted(const Restarted& t, std::uint32_t who) {
   double mean = 0;
   for (std::uint32_t u = 0; u < kParties; ++u) mean += input_of(u) / kParties;
   REQUIRE(r.estimate.size() == 1);
-  CHECK(std::fabs(r.estimate[0] - mean) < 0.5);
+  // The estimate is the mean plus the noise on the sum divided by the 4 counted parties (the
+  // pairwise terms cancel exactly). Private noise: each η_u comes from the CLT sampler at 8 bits,
+  // 12 uniforms, so |η_u| < 6σ_η + 2^-8 = 0.31 for σ_η = 0.05 whatever the draw: within 0.5
+  // always. Hidden noise: one Box–Muller sample of σ_η = 1 on the sum, σ = 0.25 on the estimate;
+  // the 2 hidden sessions of this program each check |error| < 5.1σ, two-sided Gaussian tail
+  // 3.4e-7, 6.8e-7 for both (and the sampler's 12-bit seeds keep |η| ≤ √(26 ln 2)·σ_η ≈ 4.25σ_η
+  // in any case).
+  const double tolerance = t.committee_messages ? 5.1 * kHiddenSigmaEta / kParties : 0.5;
+  CHECK(std::fabs(r.estimate[0] - mean) < tolerance);
   const AuditReport a = audit_session(*t.board, t.sid);
   for (const auto& c : a.checks) INFO(c.name << ": " << check_status_name(c.status) << " " << c.detail);
   CHECK(a.all_passed());
