@@ -22,6 +22,7 @@
 #include "board_fixtures.hpp"
 #include "gopa/bulletin/audit.hpp"
 #include "nlohmann/json.hpp"
+#include "test_paths.hpp"
 
 using namespace gopa::bulletin;
 using gopa::test::label;
@@ -313,14 +314,13 @@ TEST_CASE("postgres: a cosignature stored through one server is served by the ot
   CHECK(served);
 }
 
-#ifdef GOPA_BINARY
 TEST_CASE("postgres: hidden noise across processes on a PostgreSQL board; every member counted, the audit passes",
-          "[bulletin][postgres][hidden]") {
+          "[bulletin][postgres][hidden][processes]") {
   // gopa board serve on the PostgreSQL database, gopa coordinate --noise hidden and three gopa
   // party processes, each a committee member with its own 2048-bit Paillier key; then gopa audit.
   PgServer pg;
   TempDir d;
-  const std::string g = std::string("'") + GOPA_BINARY + "'";
+  const std::string g = std::string("'") + gopa_test_binary() + "'";
   {
     std::ofstream sh(d.file("session.sh"));
     sh << "set -e\n"
@@ -371,4 +371,3 @@ TEST_CASE("postgres: hidden noise across processes on a PostgreSQL board; every 
     CHECK(nlohmann::json::parse(slurp(p)).at("counted_me") == true);
   }
 }
-#endif

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "test_paths.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -39,7 +41,7 @@ struct Outcome {
 
 // Runs `gopa <args>` in `dir`, capturing stdout (stderr goes to the test log).
 Outcome gopa(const std::string& args, const std::string& dir) {
-  const std::string cmd = "cd '" + dir + "' && '" + std::string(GOPA_BINARY) + "' " + args;
+  const std::string cmd = "cd '" + dir + "' && '" + std::string(gopa_test_binary()) + "' " + args;
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -151,15 +153,18 @@ TEST_CASE("gopa run --noise hidden: the committee's noise is new in every run un
   TempDir d;
   {
     std::ofstream f(d.path / "in.csv");
-    f << "0.1\n0.2\n0.3\n0.4\n";
+    f << "0.1,0.5\n0.2,0.6\n0.3,0.7\n0.4,0.8\n";
   }
-  // The same inputs each time: only the hidden η makes the estimates differ.
+  // The same inputs each time: only the hidden η makes the estimates differ. Two coordinates, the
+  // two samples of the committee's one Box–Muller call: η has σ_η·2^16 = 32768 steps of the
+  // 16-bit grid, so two runs would draw the same single sample with probability about
+  // 1/(2√π·32768) = 8.6e-6, and draw the same pair with probability about 1/(4π·32768²) = 7.4e-11.
   auto run = [&](const std::string& extra) {
-    auto r = gopa("run --inputs in.csv --dim 1 --noise hidden --committee 2 --honest-fraction 1 --sigma-eta 0.5 "
+    auto r = gopa("run --inputs in.csv --dim 2 --noise hidden --committee 2 --honest-fraction 1 --sigma-eta 0.5 "
                   "--sigma-delta 20 --neighbors 2 --json 2>/dev/null" + extra, d.path);
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
-    REQUIRE(j.at("estimate").size() == 1);
+    REQUIRE(j.at("estimate").size() == 2);
     return j;
   };
   const auto a = run(" --board a.db"), b = run(" --board b.db");
@@ -325,7 +330,7 @@ TEST_CASE("gopa board serve + gopa coordinate + 8 gopa party processes on loopba
           "[cli][party]") {
   TempDir d;
   std::string g = "'";
-  g += GOPA_BINARY;
+  g += gopa_test_binary();
   g += "'";
   // Keys, one process per party; the roster is the .pub files in party order.
   for (const char* k : {"k0", "k1", "k2", "k3", "k4", "k5", "k6", "k7", "coord"}) {
@@ -462,7 +467,7 @@ std::string party_ids(int n, int skip = -1) {
 void run_with_killed(const TempDir& d, int n, int victim, const std::string& pattern, const std::string& session,
                      bool restart) {
   std::string g = "'";
-  g += GOPA_BINARY;
+  g += gopa_test_binary();
   g += "'";
   const std::string roster = make_roster(d, n);
   const std::string party = g + " party --board \"$URL\" --board-key \"$VKEY\" --keys k$i.json --id $i --input $((i + 1))"
@@ -548,7 +553,7 @@ constexpr const char* kServedSession =
 Served serve_with_deviant(const TempDir& d, int n, int bad, const std::string& deviant,
                           const std::string& coordinate_extra = "", const std::string& session = kServedSession) {
   std::string g = "'";
-  g += GOPA_BINARY;
+  g += gopa_test_binary();
   g += "'";
   const std::string roster = make_roster(d, n);
   {
@@ -809,7 +814,7 @@ TEST_CASE("gopa plan: the neighbouring relation, the default honest fraction and
 TEST_CASE("gopa party refuses a session with tiny noise: exit code 3, says why", "[cli][party][privacy]") {
   TempDir d;
   std::string g = "'";
-  g += GOPA_BINARY;
+  g += gopa_test_binary();
   g += "'";
   for (const char* k : {"k0", "k1"}) REQUIRE(gopa(std::string("keys --out ") + k + ".json > /dev/null", d.path).code == 0);
   {
@@ -860,7 +865,7 @@ TEST_CASE("gopa coordinate with planned parameters: parties with the default req
   // every default party's check.
   TempDir d;
   std::string g = "'";
-  g += GOPA_BINARY;
+  g += gopa_test_binary();
   g += "'";
   const int n = 6;
   for (int i = 0; i < n; ++i) {
@@ -973,8 +978,8 @@ TEST_CASE("gopa prove range --out never overwrites; board_load --help prints hel
   for (const auto& e : fs::directory_iterator(d.path)) {
     CHECK(e.path().filename().string().find(".tmp") == std::string::npos);  // no temporary file left
   }
-#ifdef GOPA_BOARD_LOAD_BINARY
-  const std::string cmd = "cd '" + d.path.string() + "' && timeout 20 '" + GOPA_BOARD_LOAD_BINARY + "' --help";
+#ifdef GOPA_HAVE_BOARD_LOAD
+  const std::string cmd = "cd '" + d.path.string() + "' && timeout 20 '" + gopa_test_board_load_binary() + "' --help";
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;

@@ -24,7 +24,7 @@ namespace {
 const char* const kLabel = "gopa/golden v1";
 
 std::string golden_path(const std::string& name) {
-  return std::string(GOPA_SIGMA_GOLDEN_DIR) + "/" + name;
+  return std::string(gopa_test_sigma_golden_dir()) + "/" + name;
 }
 
 std::vector<std::uint8_t> unhex(const std::string& s) {

@@ -6,10 +6,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "test_paths.hpp"
+
 namespace gopa::test {
 
 inline std::string data_path(const std::string& relative) {
-  return std::string(GOPA_TEST_DATA_DIR) + "/" + relative;
+  return std::string(gopa_test_data_dir()) + "/" + relative;
 }
 
 inline std::string read_file(const std::string& path) {
