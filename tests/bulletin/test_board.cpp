@@ -99,7 +99,7 @@ TEST_CASE("board: append, receipts, duplicates and equivocation (memory)", "[bul
   CHECK(verify_consistency(4, 10, proof.value(), t.root_at(4), cp.value().root).ok());
 }
 
-TEST_CASE("board: concurrent appenders on SQLite lose and duplicate nothing", "[bulletin][board]") {
+TEST_CASE("board: concurrent appenders on SQLite lose and duplicate nothing", "[bulletin][board][tsan]") {
   TempDir dir;
   const std::string db = dir.file("b.db");
   std::vector<std::vector<Bytes>> sent(16);

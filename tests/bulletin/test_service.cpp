@@ -188,7 +188,7 @@ TEST_CASE("service: abuse gets clear 4xx errors and stores nothing", "[bulletin]
   CHECK(s.board->size() == size0);
 }
 
-TEST_CASE("service: 64 concurrent appenders, no lost or duplicated acknowledgement", "[bulletin][http][load]") {
+TEST_CASE("service: 64 concurrent appenders, no lost or duplicated acknowledgement", "[bulletin][http][load][tsan]") {
   TempDir dir;
   Served s = serve(open_store(dir.file("b.db")).value(), dir.file("b.state"));
   constexpr int kClients = 64;

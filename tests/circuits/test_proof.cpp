@@ -409,7 +409,7 @@ TEST_CASE("Gaussian samples in blocks: a block size field with the same block co
 }
 
 TEST_CASE("Gaussian samples in blocks: the thread count changes neither the samples nor the proof",
-          "[circuits][proof][blocks]") {
+          "[circuits][proof][blocks][tsan]") {
   constexpr std::size_t kBlock = 4;
   gopa::DeterministicRng setup_rng(83);
   Setup s = setup(SamplerKind::kBoxMuller, 12, 2 * kBlock + 3, setup_rng);

@@ -318,7 +318,7 @@ TEST_CASE("msm when every batch of bucket additions collides: equal scalars, sma
   }
 }
 
-TEST_CASE("msm with two threads on larger inputs", "[msm][threads]") {
+TEST_CASE("msm with two threads on larger inputs", "[msm][threads][tsan]") {
   // Both bucket paths: eight additions at a time (AVX-512 IFMA, where the CPU has it) and one at a time.
   const bool wide = GENERATE(false, true);
   CAPTURE(wide);

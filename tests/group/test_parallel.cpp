@@ -12,7 +12,7 @@
 #include "gopa/deviation.hpp"
 #include "gopa/parallel.hpp"
 
-TEST_CASE("parallel_for runs every index exactly once on at most the threads asked for", "[parallel]") {
+TEST_CASE("parallel_for runs every index exactly once on at most the threads asked for", "[parallel][tsan]") {
   for (unsigned threads : {0U, 1U, 2U, 3U, 8U}) {
     for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{1000}}) {
       INFO("threads " << threads << ", count " << count);
@@ -33,7 +33,7 @@ TEST_CASE("parallel_for runs every index exactly once on at most the threads ask
   CHECK(gopa::resolve_threads(5) == 5);
 }
 
-TEST_CASE("parallel_for rethrows the first exception and stops handing out work", "[parallel]") {
+TEST_CASE("parallel_for rethrows the first exception and stops handing out work", "[parallel][tsan]") {
   for (unsigned threads : {1U, 2U, 4U}) {
     std::atomic<std::size_t> ran{0};
     CHECK_THROWS_AS(gopa::parallel_for(10000000, threads,
@@ -46,7 +46,7 @@ TEST_CASE("parallel_for rethrows the first exception and stops handing out work"
   }
 }
 
-TEST_CASE("parallel_for installs the caller's deviation on every worker", "[parallel]") {
+TEST_CASE("parallel_for installs the caller's deviation on every worker", "[parallel][tsan]") {
   gopa::testing::Deviation dev;
   dev.reuse_nonces = true;
   std::atomic<int> seen{0}, missing{0};

@@ -166,7 +166,7 @@ TEST_CASE("the Debian data sets load with their documented shapes", "[learn][dat
   try {
     dir = gl::find_data_dir("");
   } catch (const std::exception& e) {
-    FAIL(std::string(e.what()) + " (scripts/install-deps runs scripts/fetch-datasets)");
+    FAIL(std::string(e.what()) + " (scripts/test runs scripts/fetch-datasets)");
   }
   const gl::Dataset h = gl::load_dataset("housing", dir);
   CHECK(h.rows() == 506);

@@ -46,7 +46,7 @@ double true_mean(const RunConfig& cfg, std::uint32_t j) {
 }  // namespace
 
 TEST_CASE("GOPA end to end in one process: the estimate is the mean plus small noise, the audit passes",
-          "[protocol][run]") {
+          "[protocol][run][tsan]") {
   const RunConfig cfg = config(12, 2, 5);
   auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
   auto report = run_session(cfg, *board);
@@ -600,7 +600,7 @@ TEST_CASE("Hidden noise: a deviating committee member is named, the committee re
 }
 
 TEST_CASE("Hidden noise: members excluded for a deviation open their shares; a missing member's share withholds the result",
-          "[protocol][run][hidden][cheat]") {
+          "[protocol][run][hidden][cheat][heavy]") {
   SECTION("excluded for a bad range proof: its share is opened, the result still carries η once") {
     RunConfig cfg = hidden_config(10, 1, 3, 34);  // a layout with 1 or 2 cheating members
     cfg.cheats[CheatKind::range] = 7;
@@ -672,7 +672,7 @@ TEST_CASE("Hidden noise: members excluded for a deviation open their shares; a m
 }
 
 TEST_CASE("Hidden noise: a committee message out of place names only its sender, the result is released",
-          "[protocol][run][hidden][misplaced]") {
+          "[protocol][run][hidden][misplaced][heavy]") {
   // A committee of 3; the messages of call 0, attempt 0 are rewritten before they are posted.
   // The committee is drawn from the joint randomness, which the test learns from the first log.
   struct Case {
@@ -784,7 +784,7 @@ double ball_mean(const RunConfig& cfg, const std::vector<std::uint32_t>& counted
 }  // namespace
 
 TEST_CASE("The L2 ball end to end (d = 8): every honest party counted, the average correct, the audit passes",
-          "[protocol][run][ball]") {
+          "[protocol][run][ball][tsan]") {
   const RunConfig cfg = ball_config(10, 71);
   auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
   auto report = run_session(cfg, *board);

@@ -109,7 +109,7 @@ TEST_CASE("hidden: a cheating member at each step is named, nobody honest is bla
   }
 }
 
-TEST_CASE("hidden: cheating while generating square pairs is named", "[sampling][hidden][abort]") {
+TEST_CASE("hidden: cheating while generating square pairs is named", "[sampling][hidden][abort][heavy]") {
   // Triples come first (2 per multiplication); the next occurrence is in the square pairs.
   const HiddenParams p = small_params(3);
   const Cost counts = hidden_box_muller_counts(p);
@@ -204,7 +204,7 @@ TEST_CASE("hidden: samples are standard normal (KS, reference semantics)", "[sam
 }
 
 TEST_CASE("hidden: a ciphertext that is not the committed value or not small is named at its proof",
-          "[sampling][hidden][abort]") {
+          "[sampling][hidden][abort][heavy]") {
   const HiddenParams p = small_params(3);
   const Cost counts = hidden_box_muller_counts(p);
   const std::size_t muls = counts.triples - counts.random_bits;
@@ -237,7 +237,7 @@ TEST_CASE("hidden: a ciphertext that is not the committed value or not small is 
 }
 
 TEST_CASE("hidden: a fractional plaintext is named by its replier's complaint in every trial, a "
-          "false complaint names the complainer", "[sampling][hidden][abort][enc-rp]") {
+          "false complaint names the complainer", "[sampling][hidden][abort][enc-rp][heavy]") {
   // The cheater encrypts 2/3 mod N (committed as 2/3 mod ℓ) and grinds its proof until every
   // reader's shared checks pass (about 3 attempts); only the repliers' ring-Pedersen parts catch
   // it. Honest repliers complain; every reader checks the complained part and names the prover.

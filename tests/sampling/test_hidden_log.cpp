@@ -134,7 +134,7 @@ TEST_CASE("hidden log: an honest log verifies with the simulation's commitments"
 }
 
 TEST_CASE("hidden log: a committee proves its keys once and later calls use them",
-          "[sampling][hidden][log][keys]") {
+          "[sampling][hidden][log][keys][heavy]") {
   const HiddenParams p = small_params(3);
   const std::vector<std::size_t> members{0, 1, 2};
   DeterministicRng rng(31);

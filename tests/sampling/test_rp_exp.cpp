@@ -182,7 +182,7 @@ TEST_CASE("rp_exp: products of fixed-base powers", "[sampling][rp_exp]") {
   }
 }
 
-TEST_CASE("rp_exp: concurrent evaluations share the tables", "[sampling][rp_exp]") {
+TEST_CASE("rp_exp: concurrent evaluations share the tables", "[sampling][rp_exp][tsan]") {
   DeterministicRng rng(96);
   const BigInt m = odd_composite(1024, rng);
   const BigInt g1 = below(m, rng), g2 = below(m, rng);

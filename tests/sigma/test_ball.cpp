@@ -160,7 +160,7 @@ TEST_CASE("ball: the honest prover refuses vectors outside the ball", "[sigma][b
   }
 }
 
-TEST_CASE("ball: a prover outside the ball is rejected (malicious prover)", "[sigma][ball][malicious]") {
+TEST_CASE("ball: a prover outside the ball is rejected (malicious prover)", "[sigma][ball][malicious][heavy]") {
   DeterministicRng rng(13);
   const unsigned bits = 16;
   const std::uint64_t radius = 1000;
@@ -600,7 +600,7 @@ void check_completeness(const std::vector<CompletenessCase>& cases, std::uint64_
 }
 }  // namespace
 
-TEST_CASE("ball blocked: honest proofs verify across block boundaries", "[sigma][ball][blocked]") {
+TEST_CASE("ball blocked: honest proofs verify across block boundaries", "[sigma][ball][blocked][heavy]") {
   check_completeness({{16, 30000, 1}, {16, 30000, 1025}, {8, 127, 1}, {8, 127, 1030}}, 21);
 }
 
@@ -619,7 +619,7 @@ TEST_CASE("ball blocked: honest proofs at b = 16, 32 and d = 1023, 1024, 3000", 
 }
 
 TEST_CASE("ball blocked: on the sphere passes, one ulp over fails (norm over several blocks)",
-          "[sigma][ball][blocked][malicious]") {
+          "[sigma][ball][blocked][malicious][heavy]") {
   DeterministicRng rng(22);
   const unsigned bits = 8;
   const std::uint64_t radius = 100;  // = 2·50: four coordinates ±50, two in each block
@@ -678,7 +678,7 @@ TEST_CASE("ball blocked: on the sphere passes, one ulp over fails (norm over sev
   }
 }
 
-TEST_CASE("ball blocked: a prover lying about a partial sum is rejected", "[sigma][ball][blocked][malicious]") {
+TEST_CASE("ball blocked: a prover lying about a partial sum is rejected", "[sigma][ball][blocked][malicious][heavy]") {
   DeterministicRng rng(23);
   const unsigned bits = 8;
   const std::uint64_t radius = 100;
@@ -737,7 +737,7 @@ TEST_CASE("ball blocked: a prover lying about a partial sum is rejected", "[sigm
 }
 
 TEST_CASE("ball blocked: partial sums and blocks moved, dropped, duplicated, spliced",
-          "[sigma][ball][blocked][tamper]") {
+          "[sigma][ball][blocked][tamper][heavy]") {
   DeterministicRng rng(24);
   const unsigned bits = 8;
   const std::uint64_t radius = 100;
@@ -940,7 +940,7 @@ TEST_CASE("ball blocked: strict decoding", "[sigma][ball][blocked][tamper]") {
   }
 }
 
-TEST_CASE("ball blocked: the thread count changes neither the proof nor the verdict", "[sigma][ball][blocked]") {
+TEST_CASE("ball blocked: the thread count changes neither the proof nor the verdict", "[sigma][ball][blocked][tsan]") {
   auto gens = blocked_gens(8);
   DeterministicRng setup(26);
   BlockedInstance in = make_blocked(8, 100, random_in_ball(2049, 100, setup), *gens, setup);

@@ -92,7 +92,7 @@ test::Bytes encode(const CircuitBatchProof& p) {
 }  // namespace
 
 TEST_CASE("circuit batches: completeness for 1, 2 and 5 instances, the same bytes on any thread count",
-          "[sigma][circuit][batch-proof]") {
+          "[sigma][circuit][batch-proof][tsan]") {
   DeterministicRng rng(101);
   auto gens = GeneratorSet::get("gopa/test", 256);
   for (std::size_t s : {std::size_t{1}, std::size_t{2}, std::size_t{5}}) {

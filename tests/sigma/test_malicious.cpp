@@ -147,7 +147,7 @@ TEST_CASE("the harness is live: an honest prover under no deviation passes, and 
   CHECK_FALSE(twice(Deviation{}));
 }
 
-TEST_CASE("range: the binding forgery along G (δ = witness − committed) is rejected", "[sigma][malicious]") {
+TEST_CASE("range: the binding forgery along G (δ = witness − committed) is rejected", "[sigma][malicious][heavy]") {
   DeterministicRng rng(12);
   const Scalar minus_one = -Scalar::one();
   struct Case {
