@@ -64,6 +64,7 @@ std::optional<Bytes> from_hex(std::string_view hex) {
 }
 
 std::string to_base64(std::span<const std::uint8_t> data) {
+  if (data.empty()) return {};
   const std::size_t len = sodium_base64_ENCODED_LEN(data.size(), sodium_base64_VARIANT_ORIGINAL);
   std::string out(len, '\0');
   sodium_bin2base64(out.data(), len, data.data(), data.size(), sodium_base64_VARIANT_ORIGINAL);
@@ -73,6 +74,7 @@ std::string to_base64(std::span<const std::uint8_t> data) {
 
 std::optional<Bytes> from_base64(std::string_view text) {
   if (text.size() % 4 != 0) return std::nullopt;
+  if (text.empty()) return Bytes{};  // libsodium's output pointer must not be null
   Bytes out(text.size() / 4 * 3);
   std::size_t written = 0;
   const char* end = nullptr;

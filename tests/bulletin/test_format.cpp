@@ -112,6 +112,11 @@ TEST_CASE("base64 and decimals are strict", "[bulletin][note]") {
   CHECK_FALSE(from_base64("AAB=").has_value());  // non-zero padding bits
   CHECK_FALSE(from_base64("AAA").has_value());
   CHECK_FALSE(from_base64("AA A").has_value());
+  // The empty text decodes to no bytes (an empty buffer is never handed to libsodium: its output
+  // pointer is declared non-null, and an empty vector's may be null).
+  REQUIRE(from_base64("").has_value());
+  CHECK(from_base64("")->empty());
+  CHECK(to_base64({}).empty());
   CHECK(parse_decimal_u64("0").value() == 0);
   CHECK(parse_decimal_u64("18446744073709551615").value() == 18446744073709551615ull);
   CHECK_FALSE(parse_decimal_u64("18446744073709551616").has_value());
