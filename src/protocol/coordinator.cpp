@@ -70,15 +70,37 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
   std::set<std::uint32_t> expected;
   for (std::uint32_t u = 0; u < p.parties; ++u) expected.insert(u);
   ViewReader reader(sid);
+  ProofCache committee_cache;
   // Waits for every party still in the session to mark `round` finished (or the timeout), then
-  // closes it; only the parties that finished it are waited for next time.
+  // closes it; only the parties that finished it are waited for next time. In the committee's
+  // round a member that the committee's own log names (a deviation, or a message missing after
+  // the members' time-out) is not waited for once the log is complete: it is excluded whatever it
+  // does next, and without this the round would stay open for the whole of its time limit
+  // (round_timeout_ms times 2·calls + 2) whenever a member is gone.
   auto run_round = [&](std::uint32_t round) -> bulletin::Status {
+    bool named_rest = false;  // closed because the committee's log names every party not finished
     auto v = wait_view(reader, board, o.poll_ms, round_time_limit(p, round), [&](const View& view) {
       auto it = view.done.find(round);
-      if (it == view.done.end()) return expected.empty();
-      return std::includes(it->second.begin(), it->second.end(), expected.begin(), expected.end());
+      std::vector<std::uint32_t> waiting;
+      if (it == view.done.end()) {
+        waiting.assign(expected.begin(), expected.end());
+      } else {
+        std::set_difference(expected.begin(), expected.end(), it->second.begin(), it->second.end(),
+                            std::back_inserter(waiting));
+      }
+      if (waiting.empty()) return true;
+      if (round != kRoundCommittee || it == view.done.end()) return false;
+      // Only members can still be awaited, and some member has marked the round: it has seen every
+      // call end. Then (and only then: the check reads the whole log) the log decides.
+      const auto member = [&](std::uint32_t u) { return view.committee.count(u) > 0; };
+      if (!std::all_of(waiting.begin(), waiting.end(), member)) return false;
+      if (!std::any_of(it->second.begin(), it->second.end(), member)) return false;
+      const HiddenNoise h = cached_hidden(view, view_randomness(view), &committee_cache);
+      named_rest = h.complete && std::all_of(waiting.begin(), waiting.end(), [&](std::uint32_t u) { return h.blamed.count(u) > 0; });
+      return named_rest;
     }, "round " + std::to_string(round));
     if (!v && v.error().code != Errc::timeout) return v.error();
+    const bool timed_out = !v;
     if (auto st = coordinator.close(round); !st) return st;
     auto closed = reader.update(board);
     if (!closed) return closed.error();
@@ -88,7 +110,8 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     std::set_intersection(expected.begin(), expected.end(), finished.begin(), finished.end(),
                           std::inserter(next, next.begin()));
     say(o.log, "round " + std::to_string(round) + " (" + round_name(round) + ") closed: " + std::to_string(next.size()) + "/" +
-                   std::to_string(expected.size()) + " parties finished it");
+                   std::to_string(expected.size()) + " parties finished it" +
+                   (timed_out ? " (time limit reached)" : named_rest ? " (the committee's log names the others)" : ""));
     expected = std::move(next);
     const double t1 = now_seconds();
     report.phases.push_back({"round " + std::to_string(round) + " (" + round_name(round) + ")", t1 - t0});

@@ -722,6 +722,12 @@ TEST_CASE("Across processes over HTTP: hidden noise with a cheating or a stalled
     }
     CHECK(s.coordinator.at("counted") == 2);
     check_honest_served(d, s, 2, -1);
+    // The coordinator closes the committee's round once the log names the killed member, not at
+    // its time limit (4 × 8 s here).
+    const std::string log = slurp_file(d.path / "coordinator.err");
+    CHECK(log.find("round 11 (committee) closed: 2/3 parties finished it (the committee's log names the others)") !=
+          std::string::npos);
+    CHECK(log.find("time limit reached") == std::string::npos);
   }
 }
 
