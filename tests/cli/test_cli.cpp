@@ -484,7 +484,7 @@ void run_with_killed(const TempDir& d, int n, int victim, const std::string& pat
        << "i=" << victim << "; " << party << " > killed.json 2> killed.err &\n"
        << "KILLED=$!\n"
        << g << " coordinate --board \"$URL\" --board-key \"$VKEY\" --roster roster.jsonl --parties " << n
-       << " --input-max 10 " << session << " --json > coordinator.json 2> coordinator.err &\n"
+       << " --input-max 10 " << session << " --json --progress > coordinator.json 2> coordinator.err &\n"
        << "COORD=$!\n"
        << "for t in $(seq 1 3000); do grep -q '" << pattern << "' killed.err && break; sleep 0.01; done\n"
        << "kill -KILL $KILLED\n"

@@ -182,7 +182,7 @@ TEST_CASE("Drop-outs after the pairwise-seed round are removed exactly", "[proto
   run_and_check({}, 3, 31);
 }
 
-TEST_CASE("Mixtures of cheats and drop-outs", "[protocol][run][cheat]") {
+TEST_CASE("Mixtures of cheats and drop-outs", "[protocol][run][cheat][heavy]") {
   run_and_check({{CheatKind::range, 1}, {CheatKind::cancel, 1}, {CheatKind::output, 1}, {CheatKind::missing, 1}}, 1, 41);
   // A cancel cheater whose shifted term is on its edge to a drop-out: there is no cancellation to
   // check, only the revealed seed of that edge can name it. Its masked value is on the board, so

@@ -344,7 +344,7 @@ TEST_CASE("hidden log: every attempt of a run with restarts gets its verdict",
 }
 
 TEST_CASE("hidden log: tampering names the member it concerns, and only it",
-          "[sampling][hidden][log][tamper]") {
+          "[sampling][hidden][log][tamper][heavy]") {
   const HiddenParams p = small_params(2);
   const std::vector<std::size_t> members{0, 1};
   const Attempt& a = honest_attempt();
@@ -369,7 +369,7 @@ TEST_CASE("hidden log: tampering names the member it concerns, and only it",
 }
 
 TEST_CASE("hidden log: a message out of place never names another member",
-          "[sampling][hidden][log][tamper]") {
+          "[sampling][hidden][log][tamper][heavy]") {
   // A committee of 3 (members 10, 11, 12), honest; a party that is not a member (7).
   const HiddenParams p = small_params(3);
   const std::vector<std::size_t> members{10, 11, 12};

@@ -940,7 +940,7 @@ TEST_CASE("ball blocked: strict decoding", "[sigma][ball][blocked][tamper]") {
   }
 }
 
-TEST_CASE("ball blocked: the thread count changes neither the proof nor the verdict", "[sigma][ball][blocked][tsan]") {
+TEST_CASE("ball blocked: the thread count changes neither the proof nor the verdict", "[sigma][ball][blocked][tsan][heavy]") {
   auto gens = blocked_gens(8);
   DeterministicRng setup(26);
   BlockedInstance in = make_blocked(8, 100, random_in_ball(2049, 100, setup), *gens, setup);
