@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <memory>
 #include <string_view>
 
 #include "gopa/check.hpp"
@@ -9,7 +10,9 @@
 namespace gopa::circuits {
 namespace {
 
-const GeneratorSet& seed_gens() { return *GeneratorSet::get("gopa", 0); }
+// Held by the caller while it uses the set: GeneratorSet::get replaces its entry when another
+// caller asks for more generators, and a reference to the old set would dangle.
+std::shared_ptr<const GeneratorSet> seed_gens() { return GeneratorSet::get("gopa", 0); }
 
 void put_u64(crypto_hash_sha256_state& st, std::uint64_t v) {
   std::uint8_t b[8];
@@ -42,7 +45,7 @@ PrivateSeed::PrivateSeed(std::uint64_t x, SecretScalar r, unsigned m)
 PrivateSeed::~PrivateSeed() { sodium_memzero(&x_, sizeof x_); }
 
 Point PrivateSeed::commitment() const {
-  return commit(SecretScalar::from_u64(x_), r_, seed_gens());
+  return commit(SecretScalar::from_u64(x_), r_, *seed_gens());
 }
 
 Bytes32 beacon_commit(const Bytes32& rho) {
@@ -87,8 +90,9 @@ bool check_committed_seeds(const Circuit& c, std::span<const Scalar> z,
   const auto vars = c.vars_of(VarKind::kCommitted);
   if (vars.size() != commitments.size() || vars.size() != blinders.size() || z.size() != c.vars.size())
     return false;
+  const auto gens = seed_gens();
   for (std::size_t i = 0; i < vars.size(); ++i)
-    if (!verify_opening(commitments[i], z[vars[i]], blinders[i], seed_gens())) return false;
+    if (!verify_opening(commitments[i], z[vars[i]], blinders[i], *gens)) return false;
   return true;
 }
 

@@ -72,11 +72,8 @@ bool ball_params_supported(unsigned bits, std::size_t d, std::uint64_t radius) n
 
 std::shared_ptr<const Circuit> ball_circuit(unsigned bits, std::size_t d) {
   GOPA_CHECK(bits_supported(bits) && d >= 1 && d <= kMaxBallDim, "ball_circuit: unsupported parameters");
-  static std::mutex mu;
-  static std::map<std::pair<unsigned, std::size_t>, std::shared_ptr<const Circuit>> cache;
-  std::lock_guard lock(mu);
-  auto& slot = cache[{bits, d}];
-  if (!slot) {
+  static CircuitCache<std::pair<unsigned, std::size_t>> cache(kCircuitCacheCapacity);
+  return cache.get({bits, d}, [bits, d] {
     // Variables in order: per coordinate its b bits, then its square; then the 2b bits of the
     // slack C² − Σ x_j² (prove_ball builds the witness in the same order).
     CircuitBuilder b(CircuitBuilder::kVerifier);
@@ -85,9 +82,8 @@ std::shared_ptr<const Circuit> ball_circuit(unsigned bits, std::size_t d) {
     const LinComb norm_sq = ball_coordinates(b, radius, bits, d);
     const LinComb slack = b.bits(2 * bits);  // C² − Σ x_j²
     b.assert_equal(slack, radius_sq - norm_sq);
-    slot = sealed(b.circuit());
-  }
-  return slot;
+    return sealed(b.circuit());
+  });
 }
 
 std::size_t ball_generators(unsigned bits, std::size_t d) {
@@ -114,8 +110,10 @@ std::optional<BallProof> BallProof::decode(std::span<const std::uint8_t> in) {
   const auto bits = h->bits;
   const auto d = h->d;
   if (!bits_supported(bits) || d == 0 || d > kMaxBallDim) return std::nullopt;
-  if (in.size() != encoded_size(bits, d)) return std::nullopt;  // before building the circuit
-  auto body = CircuitProof::decode_body(in.subspan(5), *ball_circuit(bits, d));
+  if (in.size() != encoded_size(bits, d)) return std::nullopt;
+  // By shape alone: the circuit is built by the verifier, once (bits, d) matches its statement
+  // (a header is not a statement: docs/proofs.md §1).
+  auto body = CircuitProof::decode_body(in.subspan(5), Basis{ball_generators(bits, d), true});
   if (!body) return std::nullopt;
   return BallProof{bits, d, std::move(*body)};
 }
@@ -280,14 +278,10 @@ std::shared_ptr<const Circuit> ball_block_circuit(unsigned bits, std::size_t n) 
     b.bind_commitment(ball_coordinates(b, radius, bits, n));
     return sealed(b.circuit());
   };
-  // Kept: the full block's circuit per b, and the last-used shorter one per b (decoding and
-  // verifying one proof build it once; memory stays bounded whatever d a peer sends).
-  static std::mutex mu;
-  static std::map<unsigned, std::shared_ptr<const Circuit>> full, last;
-  std::lock_guard lock(mu);
-  auto& slot = n == ball_block_size(bits) ? full[bits] : last[bits];
-  if (!slot || slot->bindings.size() != n + 1) slot = build();
-  return slot;
+  // A few block lengths kept (the full block's per b, and the last short ones used); readers
+  // hold what they get, so an entry dropped meanwhile outlives its use.
+  static CircuitCache<std::pair<unsigned, std::size_t>> cache(kCircuitCacheCapacity);
+  return cache.get({bits, n}, build);
 }
 
 std::shared_ptr<const Circuit> ball_slack_circuit(unsigned bits) {
@@ -344,12 +338,13 @@ std::optional<BlockedBallProof> BlockedBallProof::decode(std::span<const std::ui
   std::size_t pos = 7U + 32U * k;
   for (const BallBatch& b : ball_batches(p.bits, p.d)) {
     const std::size_t len = batch_body_size(block_generators(p.bits, b.len), b.count);
-    auto body = CircuitBatchProof::decode_body(in.subspan(pos, len), *ball_block_circuit(p.bits, b.len), b.count);
+    // By shape alone, as BallProof::decode: no block circuit is built for a d nobody asked for.
+    auto body = CircuitBatchProof::decode_body(in.subspan(pos, len), Basis{block_generators(p.bits, b.len), true}, b.count);
     if (!body) return std::nullopt;
     p.batches.push_back(std::move(*body));
     pos += len;
   }
-  auto body = CircuitProof::decode_body(in.subspan(pos), *ball_slack_circuit(p.bits));
+  auto body = CircuitProof::decode_body(in.subspan(pos), Basis{slack_generators(p.bits), true});
   if (!body) return std::nullopt;
   p.slack = std::move(*body);
   return p;
@@ -508,23 +503,25 @@ VerifyResult blocked_parts(Transcript& t, const GeneratorSet& gens, const BallSt
       std::vector<std::vector<Scalar>> pub;
       std::vector<std::vector<Point>> coms;
       batch_statement(b, block, st.commitments, proof.partial, publics[0], pub, coms);
-      const Circuit& circuit = *ball_block_circuit(st.bits, b.len);
+      // Held for the whole check: the cache may replace its entry meanwhile (another thread,
+      // another length), and the circuit must outlive every use here.
+      const std::shared_ptr<const Circuit> circuit = ball_block_circuit(st.bits, b.len);
       if (terms != nullptr) {
         terms->set_weight(weights[g]);
-        results[g] = add_circuit_batch_terms(fork, gens, circuit, pub, coms, proof.batches[g], *terms);
+        results[g] = add_circuit_batch_terms(fork, gens, *circuit, pub, coms, proof.batches[g], *terms);
       } else {
-        results[g] = verify_circuit_batch(fork, gens, circuit, pub, coms, proof.batches[g]);
+        results[g] = verify_circuit_batch(fork, gens, *circuit, pub, coms, proof.batches[g]);
       }
       digests[g] = finish_part(fork);
       return;
     }
     Transcript fork = ball_slack_transcript(t);
-    const Circuit& circuit = *ball_slack_circuit(st.bits);
+    const std::shared_ptr<const Circuit> circuit = ball_slack_circuit(st.bits);
     if (terms != nullptr) {
       terms->set_weight(weights[g]);
-      results[g] = add_circuit_terms(fork, gens, circuit, {}, {&slack_com, 1}, proof.slack, *terms);
+      results[g] = add_circuit_terms(fork, gens, *circuit, {}, {&slack_com, 1}, proof.slack, *terms);
     } else {
-      results[g] = verify_circuit(fork, gens, circuit, {}, {&slack_com, 1}, proof.slack);
+      results[g] = verify_circuit(fork, gens, *circuit, {}, {&slack_com, 1}, proof.slack);
     }
     digests[g] = finish_part(fork);
   };

@@ -236,8 +236,9 @@ SecretScalar CircuitBuilder::value(const LinComb& e) const {
 
 // ------------------------------------------------------------------ proof encoding
 
-std::size_t CircuitProof::body_size(const Circuit& c) {
-  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+std::size_t CircuitProof::body_size(const Circuit& c) { return body_size(Basis{c.generators_needed(), !c.bindings.empty()}); }
+
+std::size_t CircuitProof::body_size(Basis basis) {
   return 3U * 32U + CompressedProof::encoded_size(fold_shape(basis.size()));
 }
 
@@ -257,13 +258,17 @@ std::optional<CircuitProof> CircuitProof::decode_body(std::span<const std::uint8
                                                       const Circuit& c) {
   // Length first (cheap), then the circuit's own consistency.
   if (in.size() != body_size(c) || !c.well_formed()) return std::nullopt;
+  return decode_body(in, Basis{c.generators_needed(), !c.bindings.empty()});
+}
+
+std::optional<CircuitProof> CircuitProof::decode_body(std::span<const std::uint8_t> in, Basis basis) {
+  if (in.size() != body_size(basis)) return std::nullopt;
   wire::Reader r(in.first(96));
   CircuitProof pr;
   pr.p = r.point();
   pr.fa = r.scalar();
   pr.gb = r.scalar();
   if (!r.ok() || pr.p.is_identity()) return std::nullopt;
-  const Basis basis{c.generators_needed(), !c.bindings.empty()};
   auto inner = CompressedProof::decode(in.subspan(96), fold_shape(basis.size()));
   if (!inner) return std::nullopt;
   pr.inner = std::move(*inner);
@@ -946,7 +951,10 @@ std::vector<BlockBatch> block_batches(std::size_t d, std::size_t block) {
 }
 
 std::size_t CircuitBatchProof::body_size(const Circuit& c, std::size_t instances) {
-  const Basis basis{c.generators_needed(), !c.bindings.empty()};
+  return body_size(Basis{c.generators_needed(), !c.bindings.empty()}, instances);
+}
+
+std::size_t CircuitBatchProof::body_size(Basis basis, std::size_t instances) {
   return 96U * instances + CompressedProof::encoded_size(fold_shape(basis.size()));
 }
 
@@ -959,6 +967,12 @@ void CircuitBatchProof::encode_body(std::vector<std::uint8_t>& out) const {
 std::optional<CircuitBatchProof> CircuitBatchProof::decode_body(std::span<const std::uint8_t> in, const Circuit& c,
                                                                 std::size_t instances) {
   if (instances == 0 || in.size() != body_size(c, instances) || !c.well_formed()) return std::nullopt;
+  return decode_body(in, Basis{c.generators_needed(), !c.bindings.empty()}, instances);
+}
+
+std::optional<CircuitBatchProof> CircuitBatchProof::decode_body(std::span<const std::uint8_t> in, Basis basis,
+                                                                std::size_t instances) {
+  if (instances == 0 || in.size() != body_size(basis, instances)) return std::nullopt;
   wire::Reader r(in.first(96 * instances));
   CircuitBatchProof pr;
   for (std::size_t k = 0; k < instances; ++k) {
@@ -968,7 +982,6 @@ std::optional<CircuitBatchProof> CircuitBatchProof::decode_body(std::span<const 
     if (!r.ok() || pr.p.back().is_identity()) return std::nullopt;
   }
   if (!r.finish()) return std::nullopt;
-  const Basis basis{c.generators_needed(), !c.bindings.empty()};
   auto inner = CompressedProof::decode(in.subspan(96 * instances), fold_shape(basis.size()));
   if (!inner) return std::nullopt;
   pr.inner = std::move(*inner);

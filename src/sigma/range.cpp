@@ -29,16 +29,12 @@ bool range_bits_supported(unsigned bits) noexcept {
 std::shared_ptr<const Circuit> range_circuit(unsigned bits, std::size_t d) {
   GOPA_CHECK(range_bits_supported(bits) && d >= 1 && d <= kMaxRangeValues,
              "range_circuit: unsupported parameters");
-  static std::mutex mu;
-  static std::map<std::pair<unsigned, std::size_t>, std::shared_ptr<const Circuit>> cache;
-  std::lock_guard lock(mu);
-  auto& slot = cache[{bits, d}];
-  if (!slot) {
+  static CircuitCache<std::pair<unsigned, std::size_t>> cache(kCircuitCacheCapacity);
+  return cache.get({bits, d}, [bits, d] {
     CircuitBuilder b(CircuitBuilder::kVerifier);
     for (std::size_t j = 0; j < d; ++j) b.bind_commitment(b.bits(bits));
-    slot = sealed(b.circuit());
-  }
-  return slot;
+    return sealed(b.circuit());
+  });
 }
 
 std::size_t range_generators(unsigned bits, std::size_t d) {
@@ -63,8 +59,9 @@ std::optional<RangeProof> RangeProof::decode(std::span<const std::uint8_t> in) {
   const auto bits = h->bits;
   const auto d = h->d;
   if (!range_bits_supported(bits) || d == 0 || d > kMaxRangeValues) return std::nullopt;
-  if (in.size() != encoded_size(bits, d)) return std::nullopt;  // before building the circuit
-  auto body = CircuitProof::decode_body(in.subspan(5), *range_circuit(bits, d));
+  if (in.size() != encoded_size(bits, d)) return std::nullopt;
+  // By shape alone: the circuit is built by the verifier, once (bits, d) matches its statement.
+  auto body = CircuitProof::decode_body(in.subspan(5), Basis{range_generators(bits, d), true});
   if (!body) return std::nullopt;
   return RangeProof{bits, d, std::move(*body)};
 }

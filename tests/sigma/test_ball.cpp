@@ -5,17 +5,23 @@
 // and the statement (truncation, bit flips, splicing, another C, other commitments).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gopa/deviation.hpp"
 #include "gopa/pedersen.hpp"
 #include "gopa/sigma/ball.hpp"
+#include "gopa/sigma/range.hpp"
+#include "wire.hpp"
 
 using namespace gopa;
 using namespace gopa::sigma;
@@ -1083,3 +1089,95 @@ TEST_CASE("ball blocked: timing d = 10000", "[.bench][ball-blocked][ball-blocked
   bench_blocked(10000, {1, 2});
 }
 TEST_CASE("ball blocked: timing d = 100000", "[.bench][ball-blocked-100000]") { bench_blocked(100000, {2}); }
+
+// ---------------------------------------------------------------- hostile bytes and shared caches
+
+namespace {
+// Resident memory of this process, in bytes (Linux).
+std::size_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;  // NOLINT(google-runtime-int): the format's type
+  const int got = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? static_cast<std::size_t>(resident) * static_cast<std::size_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+}  // namespace
+
+TEST_CASE("ball: decoding garbage with any header builds no circuit: 100 messages add at most 16 MiB",
+          "[sigma][ball][decode]") {
+  // A kind-0x04 message names (b, d) in its header and has exactly the length they imply; the
+  // body is noise. Decoding reads it by shape only: no circuit is built for a d that no statement
+  // asked for, so a verifier's memory does not grow with what it is sent (each circuit at b = 64,
+  // d near 1024 is megabytes).
+  DeterministicRng rng(61);
+  std::vector<std::vector<std::uint8_t>> messages;
+  for (std::size_t d = 925; d <= 1024; ++d) {
+    std::vector<std::uint8_t> m;
+    wire::put_sized_header(m, ProofKind::kBall, 64, d);
+    m.resize(BallProof::encoded_size(64, d));
+    rng.fill(std::span<std::uint8_t>(m).subspan(5));
+    messages.push_back(std::move(m));
+  }
+  const std::size_t before = resident_bytes();
+  std::size_t decoded = 0;
+  for (const auto& m : messages) decoded += BallProof::decode(m).has_value() ? 1U : 0U;
+  const std::size_t after = resident_bytes();
+  INFO("decoded " << decoded << " of " << messages.size() << "; resident " << before << " -> " << after);
+  CHECK(after <= before + (std::size_t{16} << 20));
+  // Range proofs (kind 0x03) alike.
+  messages.clear();
+  for (std::size_t d = 925; d <= 1024; ++d) {
+    std::vector<std::uint8_t> m;
+    wire::put_sized_header(m, ProofKind::kRange, 64, d);
+    m.resize(RangeProof::encoded_size(64, d));
+    rng.fill(std::span<std::uint8_t>(m).subspan(5));
+    messages.push_back(std::move(m));
+  }
+  const std::size_t before_range = resident_bytes();
+  for (const auto& m : messages) decoded += RangeProof::decode(m).has_value() ? 1U : 0U;
+  CHECK(resident_bytes() <= before_range + (std::size_t{16} << 20));
+}
+
+TEST_CASE("ball: the shape a decoder reads is the circuit's", "[sigma][ball][decode]") {
+  // Decoding by shape (no circuit) and by circuit accept the same bytes, for every b and a spread of d.
+  for (unsigned bits : {8U, 16U, 32U, 64U}) {
+    for (std::size_t d : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{100}}) {
+      INFO("b = " << bits << ", d = " << d);
+      const auto c = ball_circuit(bits, d);
+      CHECK(c->generators_needed() == ball_generators(bits, d));
+      CHECK(CircuitProof::body_size(*c) + 5 == BallProof::encoded_size(bits, d));
+      const auto rc = range_circuit(bits, d);
+      CHECK(rc->generators_needed() == range_generators(bits, d));
+      CHECK(CircuitProof::body_size(*rc) + 5 == RangeProof::encoded_size(bits, d));
+    }
+  }
+}
+
+TEST_CASE("ball blocked: circuits of other lengths asked for on another thread never free a verifier's circuit",
+          "[sigma][ball][blocked][tsan]") {
+  // The verifier of a blocked proof holds the circuit of its short last block while another
+  // thread asks for many other short lengths (as verifying other parties' proofs of other d
+  // does), which pushes the verifier's length out of the cache again and again.
+  auto gens = blocked_gens(8);
+  DeterministicRng setup(62);
+  // d = 1030 at b = 8: a full block of 1024 and a last block of 6.
+  BlockedInstance in = make_blocked(8, 100, random_in_ball(1030, 100, setup), *gens, setup);
+  auto proof = prove_blocked(in, *gens, setup);
+  REQUIRE(proof);
+  std::atomic<bool> stop{false};
+  std::atomic<std::size_t> wrong{0};
+  std::thread churn([&] {
+    for (std::size_t i = 0; !stop.load(); ++i) {
+      const std::size_t n = 7 + (i % 64);  // 64 lengths, never 6: every entry is pushed out in turn
+      const auto c = ball_block_circuit(8, n);
+      if (c->bindings.size() != n + 1) ++wrong;
+    }
+  });
+  std::size_t verified = 0;
+  for (int i = 0; i < 12; ++i) verified += verify_blocked(in.st, *gens, *proof, 2).ok() ? 1U : 0U;
+  stop = true;
+  churn.join();
+  CHECK(verified == 12);
+  CHECK(wrong.load() == 0);
+}

@@ -29,6 +29,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <span>
@@ -107,6 +109,51 @@ struct Circuit {
   return std::make_shared<const Circuit>(std::move(c));
 }
 
+// Circuits by parameters, built on first use; at most `capacity` kept (the least recently used
+// is dropped). Callers hold the shared_ptr they get for as long as they use the circuit, so an
+// entry dropped or replaced meanwhile is freed only when its last reader is done: memory stays
+// bounded whatever parameters a peer's proofs name, and no reader ever sees a freed circuit.
+inline constexpr std::size_t kCircuitCacheCapacity = 16;  // per circuit family
+
+template <class Key>
+class CircuitCache {
+ public:
+  explicit CircuitCache(std::size_t capacity) : capacity_(capacity) {}
+  template <class Build>
+  std::shared_ptr<const Circuit> get(const Key& key, Build&& build) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++tick_;
+    if (auto it = entries_.find(key); it != entries_.end()) {
+      it->second.used = tick_;
+      return it->second.circuit;
+    }
+    if (entries_.size() >= capacity_) {
+      auto oldest = entries_.begin();
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->second.used < oldest->second.used) oldest = it;
+      }
+      entries_.erase(oldest);
+    }
+    auto circuit = build();
+    entries_.emplace(key, Entry{circuit, tick_});
+    return circuit;
+  }
+  [[nodiscard]] std::size_t size() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return entries_.size();
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const Circuit> circuit;
+    std::uint64_t used = 0;
+  };
+  mutable std::mutex mu_;
+  std::size_t capacity_;
+  std::uint64_t tick_ = 0;
+  std::map<Key, Entry> entries_;
+};
+
 // Builds a Circuit and, in prover mode, its witness at the same time, so that gadget code
 // is written once.
 class CircuitBuilder {
@@ -158,7 +205,12 @@ struct CircuitProof {
                                                           const Circuit& c);
   [[nodiscard]] static std::optional<CircuitProof> decode_body(std::span<const std::uint8_t> in,
                                                                const Circuit& c);
+  // The body's bytes by shape alone (the basis the circuit's proof folds over: Basis{
+  // c.generators_needed(), !c.bindings.empty()}), so that a decoder builds no circuit from a
+  // header it has not yet compared with its statement.
+  [[nodiscard]] static std::optional<CircuitProof> decode_body(std::span<const std::uint8_t> in, Basis basis);
   [[nodiscard]] static std::size_t body_size(const Circuit& c);
+  [[nodiscard]] static std::size_t body_size(Basis basis);
 };
 
 [[nodiscard]] CircuitProof prove_circuit(Transcript& t, const GeneratorSet& gens, const Circuit& c,
@@ -207,7 +259,11 @@ struct CircuitBatchProof {
   void encode_body(std::vector<std::uint8_t>& out) const;
   [[nodiscard]] static std::optional<CircuitBatchProof> decode_body(std::span<const std::uint8_t> in,
                                                                     const Circuit& c, std::size_t instances);
+  // By shape alone, as CircuitProof::decode_body(in, basis).
+  [[nodiscard]] static std::optional<CircuitBatchProof> decode_body(std::span<const std::uint8_t> in, Basis basis,
+                                                                    std::size_t instances);
   [[nodiscard]] static std::size_t body_size(const Circuit& c, std::size_t instances);
+  [[nodiscard]] static std::size_t body_size(Basis basis, std::size_t instances);
 };
 
 // d items in blocks of `block` (the last may be shorter) as batches prove them: the full blocks
