@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "plot.hpp"
 #include "report.hpp"
+#include "session_args.hpp"
 #include "gopa/protocol/planner.hpp"
 #include "gopa/protocol/requirements.hpp"
 
@@ -55,13 +56,23 @@ nlohmann::json stats_json(const TrialStats& s) {
 // What the plan claims, under the names of a session's `privacy_claim` (session_args.cpp,
 // certificate_json): met on the sampled graphs (trials_random, trials_greedy), with δ including
 // the union bound on a disconnected honest subgraph.
-nlohmann::json plan_claim_json(const Plan& p) {
+// A plan for a target (ε, δ): the δ asked for is the total, as in gopa run (session_args.hpp):
+// P(honest subgraph disconnected) may use a tenth of it, the accountant plans with the rest.
+struct TotalPlan {
+  Plan plan;
+  double delta_target = 0.0;  // --delta: graph failure included
+  std::string why;            // why no plan was found
+};
+
+nlohmann::json plan_claim_json(const TotalPlan& t) {
+  const Plan& p = t.plan;
   const PlanRequest& r = p.request;
   nlohmann::json c;
   c["certified"] = p.found;
-  c["why"] = p.found ? "" : "no k in the range tried met the target (see attempts)";
+  c["why"] = t.why;
   c["epsilon"] = r.epsilon;
   c["delta"] = p.found ? nlohmann::json(r.delta + p.disconnect_bound) : nlohmann::json(nullptr);
+  c["delta_target"] = t.delta_target;
   c["delta_accountant"] = r.delta;
   c["graph_failure"] = p.found ? nlohmann::json(p.disconnect_bound) : nlohmann::json(nullptr);
   c["neighbouring_relation"] = protocol::kNeighbouring;
@@ -78,17 +89,20 @@ nlohmann::json plan_claim_json(const Plan& p) {
   return c;
 }
 
-nlohmann::json plan_json(const Plan& p) {
+nlohmann::json plan_json(const TotalPlan& t) {
+  const Plan& p = t.plan;
   const PlanRequest& r = p.request;
   nlohmann::json j = json_report("plan");
   j["request"] = {{"parties", r.parties},       {"honest_fraction", r.honest_fraction},
-                  {"epsilon", r.epsilon},       {"delta", r.delta},
+                  {"epsilon", r.epsilon},       {"delta", t.delta_target},
                   {"sensitivity", r.sensitivity}, {"dim", r.dim},
                   {"trials", r.trials},         {"slack", r.slack},
                   {"margin", r.margin},         {"confidence", r.confidence},
                   {"seed", r.seed},             {"greedy_attack", r.greedy}};
   j["neighbouring_relation"] = protocol::kNeighbouring;
-  j["privacy_claim"] = plan_claim_json(p);
+  j["privacy_claim"] = plan_claim_json(t);
+  j["delta_accountant"] = r.delta;
+  if (!p.found) j["why"] = t.why;
   j["honest"] = p.honest;
   j["malicious"] = p.malicious;
   j["mu_target"] = p.mu_target;
@@ -122,11 +136,13 @@ nlohmann::json plan_json(const Plan& p) {
   return j;
 }
 
-void print_plan(const Plan& p) {
+void print_plan(const TotalPlan& t) {
+  const Plan& p = t.plan;
   const PlanRequest& r = p.request;
   std::cout << "GOPA plan for n = " << r.parties << " parties, honest fraction rho = " << r.honest_fraction << " ("
             << p.honest << " honest, " << p.malicious << " malicious), (epsilon, delta) = (" << r.epsilon << ", "
-            << fmt(r.delta) << "), L2 sensitivity " << r.sensitivity
+            << fmt(t.delta_target) << "; the accountant " << fmt(r.delta)
+            << ", P(honest subgraph disconnected) at most the rest), L2 sensitivity " << r.sensitivity
             << " (replace-one: one party's whole input changed by at most this in L2; inputs in [0, M]^d give M*sqrt(d))\n";
   if (p.malicious == 0) {
     std::cout << "  ASSUMES NO COLLUDING PARTIES (honest fraction 1); use --honest-fraction to plan for colluders\n";
@@ -137,7 +153,7 @@ void print_plan(const Plan& p) {
   std::cout << "  sigma_eta  (independent noise per party)            " << fmt(p.sigma_eta, 6) << "  = (1 + "
             << r.slack << ") * sigma_central / sqrt(n_honest)\n";
   if (!p.found) {
-    std::cout << "\n  no k in the range tried met the target:\n";
+    std::cout << "\n  NOT FOUND: " << t.why << "\n";
     for (const auto& a : p.attempts) std::cout << "    k = " << a.k << ": " << a.outcome << "\n";
   } else {
     std::cout << "  k          (neighbours each party picks)            " << p.k << "\n";
@@ -333,13 +349,47 @@ void add_plan_commands(CLI::App& app, Context& ctx) {
       } catch (const std::invalid_argument& e) {
         return usage_error("plan", e);
       }
-      const Plan p = protocol::make_plan(req, stderr_progress("plan", po->json, po->progress));
-      if (po->json) {
-        std::cout << plan_json(p).dump(2) << "\n";
-      } else {
-        print_plan(p);
+      // --delta is the total: a tenth for P(honest subgraph disconnected), the rest for the
+      // accountant, and k no smaller than what the graph's share allows (as gopa run plans).
+      TotalPlan t;
+      t.delta_target = req.delta;
+      const double graph_budget = kGraphShare * t.delta_target;
+      req.delta = t.delta_target - graph_budget;
+      const std::uint32_t malicious = protocol::malicious_count(req.parties, req.honest_fraction);
+      const std::uint32_t k_graph = smallest_connected_k(req.parties, malicious, graph_budget);
+      std::string graph_why;
+      if (k_graph == 0) {
+        graph_why = "no k keeps P(honest subgraph disconnected) within delta/10 = " + fmt(graph_budget, 3);
+      } else if (po->fixed_k != 0 && po->fixed_k < k_graph) {
+        graph_why = "--neighbors " + std::to_string(po->fixed_k) + ": P(honest subgraph disconnected) <= " +
+                    fmt(protocol::disconnect_probability_bound(req.parties, malicious, po->fixed_k), 3) +
+                    " exceeds delta/10 = " + fmt(graph_budget, 3) + "; k >= " + std::to_string(k_graph) + " fits";
+      } else if (po->fixed_k == 0) {
+        req.k_min = std::max(req.k_min, k_graph);
+        if (req.k_max != 0 && req.k_max < req.k_min) {
+          graph_why = "--k-max " + std::to_string(req.k_max) + ": P(honest subgraph disconnected) needs k >= " +
+                      std::to_string(k_graph) + " to stay within delta/10 = " + fmt(graph_budget, 3);
+          req.k_max = req.k_min;
+        }
       }
-      return p.found ? kExitOk : kExitMisbehaved;
+      t.plan = protocol::make_plan(req, stderr_progress("plan", po->json, po->progress));
+      if (!graph_why.empty()) {
+        t.plan.found = false;
+        t.why = graph_why;
+      } else if (!t.plan.found) {
+        t.why = "no k in the range tried met the target (see attempts)";
+      } else if (req.delta + t.plan.disconnect_bound > t.delta_target) {
+        // Cannot happen with k >= k_graph; a plan over its δ is never reported as found.
+        t.plan.found = false;
+        t.why = "delta with graph failure " + fmt(req.delta + t.plan.disconnect_bound, 3) + " exceeds the target " +
+                fmt(t.delta_target, 3);
+      }
+      if (po->json) {
+        std::cout << plan_json(t).dump(2) << "\n";
+      } else {
+        print_plan(t);
+      }
+      return t.plan.found ? kExitOk : kExitMisbehaved;
     };
   });
 

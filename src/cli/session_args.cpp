@@ -125,15 +125,6 @@ std::string claim(const gp::Certificate& c) {
   return s;
 }
 
-// The smallest k in [1, n − 1] whose union bound on P(honest subgraph disconnected) is at most
-// `budget`; 0 if none.
-std::uint32_t smallest_connected_k(std::uint32_t n, std::uint32_t malicious, double budget) {
-  for (std::uint32_t k = 1; k < n; ++k) {
-    if (gp::disconnect_probability_bound(n, malicious, k) <= budget) return k;
-  }
-  return 0;
-}
-
 gp::Certificate certify(const gp::SessionParams& p, const SessionArgs& a) {
   try {
     return gp::certify_session(p, a.honest_fraction, a.delta);
@@ -144,6 +135,13 @@ gp::Certificate certify(const gp::SessionParams& p, const SessionArgs& a) {
 
 }  // namespace
 
+
+std::uint32_t smallest_connected_k(std::uint32_t n, std::uint32_t malicious, double budget) {
+  for (std::uint32_t k = 1; k < n; ++k) {
+    if (gp::disconnect_probability_bound(n, malicious, k) <= budget) return k;
+  }
+  return 0;
+}
 
 gp::InputDomain parse_input_domain(const std::string& name) {
   if (name == "box") return gp::InputDomain::box;

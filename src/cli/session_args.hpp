@@ -42,6 +42,10 @@ int guarded(const char* cmd, F&& f) {
 inline constexpr double kGraphShare = 0.1;
 inline constexpr double kCommitteeShare = 0.5;
 
+// The smallest k in [1, n − 1] whose union bound on P(honest subgraph disconnected) is at most
+// `budget`; 0 if none.
+std::uint32_t smallest_connected_k(std::uint32_t n, std::uint32_t malicious, double budget);
+
 struct SessionArgs {
   std::uint32_t parties = 0;
   std::uint32_t dim = 1;

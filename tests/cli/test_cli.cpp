@@ -810,11 +810,33 @@ TEST_CASE("gopa plan: the neighbouring relation, the default honest fraction and
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("request").at("honest_fraction") == 0.5);
   CHECK(j.at("neighbouring_relation") == "replace-one");
+  // --delta is the total: the accountant plans with 9/10 of it, the graph's failure fits the rest.
+  CHECK(j.at("request").at("delta") == 1e-5);
+  CHECK(j.at("delta_accountant").get<double>() == Approx(0.9e-5));
+  CHECK(j.at("disconnect_probability_bound").get<double>() <= 1e-6);
   CHECK(j.at("delta_with_graph_failure").get<double>() ==
-        Approx(1e-5 + j.at("disconnect_probability_bound").get<double>()));
+        Approx(0.9e-5 + j.at("disconnect_probability_bound").get<double>()));
+  CHECK(j.at("delta_with_graph_failure").get<double>() <= 1e-5);
+  CHECK(j.at("privacy_claim").at("delta").get<double>() <= 1e-5);
   auto t = gopa("plan --parties 60 --trials 20 --honest-fraction 1", d.path);
   REQUIRE(t.code == 0);
   CHECK(t.out.find("ASSUMES NO COLLUDING PARTIES") != std::string::npos);
+  // Never "found" over the target: at n = 1,000 the plan used to pick a k whose graph failure
+  // alone brought the total to 1.22e-5. Now k is at least what δ/10 allows, and a k fixed below
+  // that is refused with the reason.
+  auto big = gopa("plan --parties 1000 --trials 4 --pilot-trials 2 --json", d.path);
+  REQUIRE(big.code == 0);
+  const auto jb = nlohmann::json::parse(big.out);
+  CHECK(jb.at("found") == true);
+  CHECK(jb.at("delta_with_graph_failure").get<double>() <= 1e-5);
+  const auto k = jb.at("k").get<int>();
+  auto low = gopa("plan --parties 1000 --trials 4 --pilot-trials 2 --neighbors " + std::to_string(k - 1) + " --json",
+                  d.path);
+  CHECK(low.code == 1);
+  const auto jl = nlohmann::json::parse(low.out);
+  CHECK(jl.at("found") == false);
+  CHECK(jl.at("privacy_claim").at("certified") == false);
+  CHECK(jl.at("why").get<std::string>().find("exceeds delta/10") != std::string::npos);
 }
 
 TEST_CASE("gopa party refuses a session with tiny noise: exit code 3, says why", "[cli][party][privacy]") {
