@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -10,6 +12,8 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <sodium.h>
@@ -264,12 +268,24 @@ int run_party_cmd(const PartyArgs& a) {
   gp::PartyOptions o;
   o.threads = a.threads;
   gp::set_verify_threads(a.threads);
+  // --session: the whole id (64 hex digits; the party may start before it is posted), or a
+  // prefix of it such as the 16 digits gopa coordinate prints (resolved once the board holds it).
+  std::string session_prefix;
   if (!a.session.empty()) {
-    auto id = from_hex(a.session);
-    if (!id || id->size() != 32) throw UsageError("--session: expected the session id, 64 hex digits");
-    Bytes32 sid{};
-    std::copy(id->begin(), id->end(), sid.begin());
-    o.session = sid;
+    if (a.session.size() > 64 || a.session.size() < 8 ||
+        a.session.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) {
+      throw UsageError("--session: expected the session id, or a prefix of at least 8 of its 64 hex digits");
+    }
+    if (a.session.size() == 64) {
+      auto id = from_hex(a.session);
+      if (!id || id->size() != 32) throw UsageError("--session: expected the session id, 64 hex digits");
+      Bytes32 sid{};
+      std::copy(id->begin(), id->end(), sid.begin());
+      o.session = sid;
+    } else {
+      session_prefix = a.session;
+      for (char& ch : session_prefix) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
   }
   o.wait_ms = a.wait_ms;
   o.index = a.id;
@@ -300,6 +316,33 @@ int run_party_cmd(const PartyArgs& a) {
   }
   auto board = connect(a.board, a.board_key, "party");
   if (!board) return kExitIo;
+  if (!session_prefix.empty()) {
+    // Waits (up to --wait-ms) for a session with that prefix, as for a whole id.
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      auto listing = gp::list_sessions(*board);
+      if (!listing) {
+        std::fprintf(stderr, "gopa party: %s\n", listing.error().message.c_str());
+        return kExitIo;
+      }
+      std::vector<Bytes32> matches;
+      for (const auto& id : listing.value()) {
+        if (to_hex(id).rfind(session_prefix, 0) == 0) matches.push_back(id);
+      }
+      if (matches.size() > 1) throw UsageError("--session " + a.session + ": more than one session on the board starts so");
+      if (matches.size() == 1) {
+        o.session = matches.front();
+        break;
+      }
+      const auto waited = std::chrono::steady_clock::now() - start;
+      if (a.wait_ms != 0 && waited >= std::chrono::milliseconds(a.wait_ms)) {
+        std::fprintf(stderr, "gopa party: no session starting with %s appeared on the board within %llu ms\n",
+                     a.session.c_str(), static_cast<unsigned long long>(a.wait_ms));
+        return kExitIo;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
   if (!a.json_out || a.progress) o.log = stderr_log("party " + std::to_string(a.id));
   std::optional<gp::Certificate> accepted;
   o.accepted = [&accepted](const gp::Certificate& c) { accepted = c; };
@@ -445,8 +488,9 @@ void add_party_commands(CLI::App& app, Context& ctx) {
   party->add_option("--honest-fraction", p->requirement.honest_fraction,
                     "... against ⌊(1 − ρ)n⌋ colluders: the honest fraction ρ this party assumes (default 0.5)");
   party->add_option("--session", p->session,
-                    "the session to join, by its id (64 hex digits); default: the only session on the board that is "
-                    "not over and holds this party's keys");
+                    "the session to join, by its id (64 hex digits) or a prefix of at least 8 digits, such as the 16 "
+                    "that gopa coordinate prints; default: the only well-formed session on the board that is not over "
+                    "and holds this party's keys");
   party->add_option("--wait-ms", p->wait_ms, "give up when no such session appears within this long (default 0: wait)");
   party->add_option("--threads", p->threads,
                     "threads for this party's proofs (their blocks are proven in parallel) and its checks of the others' "

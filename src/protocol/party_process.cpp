@@ -31,7 +31,14 @@ bulletin::Result<View> find_session(const PartyOptions& o, bulletin::Board& boar
       for (const auto& id : ids.value()) {
         auto v = read_view(board, id);
         if (!v) {
-          if (v.error().code == Errc::not_found) continue;
+          // A session whose own entries do not make a session (a setup that repeats a key, a
+          // roster that does not match its digest, …) is nobody's session: anyone can post one,
+          // so it must not stop a party from finding its own. Only the board's failures stop it.
+          const Errc c = v.error().code;
+          if (c == Errc::not_found || c == Errc::malformed || c == Errc::non_canonical || c == Errc::unknown_type ||
+              c == Errc::too_large || c == Errc::bad_signature || c == Errc::equivocation) {
+            continue;
+          }
           return v.error();
         }
         const View& w = v.value();

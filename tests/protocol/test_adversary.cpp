@@ -488,3 +488,76 @@ TEST_CASE("The audit reports a party whose input the board gives away", "[protoc
   CHECK(reported);
   CHECK_FALSE(o.audit.all_passed());
 }
+
+TEST_CASE("A session that is not one harms no other: the coordinator posts none, and parties pass over one a stranger posts",
+          "[protocol][adversary][board]") {
+  // A roster that repeats a key makes a setup every reader refuses. The coordinator refuses it
+  // before posting anything. Anyone can still post such a setup; a party looking for its session
+  // (no session id given) passes over it and plays its own, and the audit of the good one passes.
+  Setup s = make_setup(5, 4243);
+  auto board = bulletin::LocalBoard::open(bulletin::make_memory_store(), {}).value();
+  {
+    CoordinatorOptions co;
+    co.params = s.p;
+    co.roster = s.roster;
+    co.roster[2] = co.roster[0];
+    co.sign_seed[0] = 0xc7;
+    co.poll_ms = 5;
+    const auto refused = run_coordinator(co, *board);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message.find("repeats a key") != std::string::npos);
+    CHECK(list_sessions(*board).value().empty());
+  }
+  {
+    // The stranger's setup: the same parties, one key twice, another nonce.
+    SessionParams q = s.p;
+    q.nonce[0] ^= 0x5a;
+    std::vector<RosterEntry> roster = s.roster;
+    roster[1] = roster[0];
+    const auto entries = SetupMessage{q, roster}.encode_entries();
+    const auto stranger = bulletin::SigningKey::from_seed(Key32{0x51});
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      Entry e;
+      e.session_id = q.session_id();
+      e.round = kRoundSetup;
+      e.type = i == 0 ? MessageType::session_setup : MessageType::party_key;
+      e.sequence = i;
+      e.payload = entries[i];
+      REQUIRE(board->append(bulletin::sign_entry(e, stranger)).ok());
+    }
+    REQUIRE(list_sessions(*board).value().size() == 1);
+  }
+  // The good session; parties given no session id.
+  Outcome out;
+  out.parties.resize(s.p.parties);
+  CoordinatorOptions co;
+  co.params = s.p;
+  co.roster = s.roster;
+  co.sign_seed[0] = 0xc7;
+  co.poll_ms = 5;
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] { out.coordinated = run_coordinator(co, *board); });
+  for (std::uint32_t u = 0; u < s.p.parties; ++u) {
+    threads.emplace_back([&, u] {
+      PartyOptions po;
+      po.index = u;
+      po.keys = s.keys[u];
+      po.input.assign(s.p.dim, s.inputs[u]);
+      po.poll_ms = 5;
+      po.requirement = {1e6, 0.5, 1.0};
+      out.parties[u] = run_party(po, *board);
+    });
+  }
+  for (auto& t : threads) t.join();
+  out.audit = audit_session(*board, s.p.session_id());
+  REQUIRE(out.coordinated.has_value());
+  REQUIRE(out.coordinated->ok());
+  for (std::uint32_t u = 0; u < s.p.parties; ++u) {
+    INFO("party " << u);
+    REQUIRE(out.parties[u].has_value());
+    INFO((out.parties[u]->ok() ? std::string() : out.parties[u]->error().message));
+    REQUIRE(out.parties[u]->ok());
+    CHECK(out.parties[u]->value().counted_me);
+  }
+  check_promises(s, {}, out);
+}
