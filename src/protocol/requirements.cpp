@@ -45,6 +45,7 @@ std::optional<std::string> PrivacyRequirement::validate() const {
   if (!(epsilon > 0.0) || !std::isfinite(epsilon)) return "epsilon: must be finite and > 0";
   if (!(delta > 0.0 && delta < 1.0)) return "delta: must be in (0, 1)";
   if (!(honest_fraction > 0.0 && honest_fraction <= 1.0)) return "honest fraction: must be in (0, 1]";
+  if (min_paillier_bits > 4096) return "min paillier bits: must be at most 4096";
   return std::nullopt;
 }
 
@@ -135,6 +136,11 @@ Certificate certify_session(const SessionParams& p, double honest_fraction, doub
 
 std::optional<std::string> check_requirement(const SessionParams& p, const PrivacyRequirement& need, Certificate* out) {
   if (auto why = need.validate()) return "privacy requirement: " + *why;
+  if (p.noise == NoiseMode::hidden && p.paillier_bits < need.min_paillier_bits) {
+    return "the session's hidden noise uses " + std::to_string(p.paillier_bits) +
+           "-bit Paillier keys; this party accepts " + std::to_string(need.min_paillier_bits) +
+           " bits or more (smaller moduli can be factored, and the committee's shares read)";
+  }
   const Certificate c = certify_session(p, need.honest_fraction, need.delta);
   if (out) *out = c;
   const std::string params = "sigma_eta = " + num(p.sigma_eta) + ", sigma_delta = " + num(p.sigma_delta) + ", k = " +

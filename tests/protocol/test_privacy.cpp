@@ -593,6 +593,17 @@ TEST_CASE("certificate: graph failure and committee capture are part of δ", "[p
   CHECK(c24.certified);
   // Without colluders nobody can capture it.
   CHECK(certify_session(h, 1.0, 1e-5).committee_captured == 0.0);
+  // The coordinator picks the members' Paillier modulus: a party refuses one below its floor
+  // (2048 bits unless it says otherwise), whatever else the parameters certify.
+  PrivacyRequirement need{1e6, 0.5, 1.0};
+  CHECK_FALSE(check_requirement(h, need).has_value());
+  h.paillier_bits = 1024;
+  REQUIRE_FALSE(h.validate().has_value());
+  const auto refused = check_requirement(h, need);
+  REQUIRE(refused.has_value());
+  CHECK(refused->find("1024-bit Paillier keys; this party accepts 2048 bits or more") != std::string::npos);
+  need.min_paillier_bits = 1024;
+  CHECK_FALSE(check_requirement(h, need).has_value());
 }
 
 TEST_CASE("certificate at n = 10,000: the plan table's parameters at the k that fits graph failure",

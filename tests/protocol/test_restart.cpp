@@ -126,6 +126,7 @@ Restarted run_with_restart(std::uint32_t who, std::uint32_t round, std::uint8_t 
     po.poll_ms = 5;
     po.session = p.session_id();
     po.requirement = {1e6, 0.5, 1.0};
+    po.requirement.min_paillier_bits = 674;  // insecure test moduli (hidden noise at 704 bits)
     return po;
   };
   if (chained) {

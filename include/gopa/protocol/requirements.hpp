@@ -41,6 +41,11 @@ struct PrivacyRequirement {
   double epsilon = 1.0;           // largest ε accepted
   double delta = 1e-5;            // largest total δ accepted (graph failure and committee included)
   double honest_fraction = 0.5;   // ρ the party assumes: at most ⌊(1 − ρ)n⌋ parties collude
+  // Hidden noise: the smallest Paillier modulus accepted. The committee's shares are hidden only
+  // while nobody factors the members' moduli, and the coordinator picks their size: a party
+  // refuses a session below this before it posts (or generates a key). Tests of the protocol's
+  // logic lower it for their insecure test moduli.
+  std::uint32_t min_paillier_bits = 2048;
 
   // nullopt when valid, otherwise the bad field and why.
   [[nodiscard]] std::optional<std::string> validate() const;
