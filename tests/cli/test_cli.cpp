@@ -459,6 +459,14 @@ std::string party_ids(int n, int skip = -1) {
   return out.str();
 }
 
+// The session id's prefix that gopa coordinate --progress printed in coordinator.err.
+std::string jc_prefix(const TempDir& d) {
+  const std::string log = slurp_file(d.path / "coordinator.err");
+  const std::string key = "setup posted: session ";
+  const auto at = log.find(key);
+  return at == std::string::npos ? std::string("(none)") : log.substr(at + key.size(), 16);
+}
+
 // gopa board serve, gopa coordinate (--parties n --input-max 10 and `session`) and n gopa party
 // processes; party `victim` is killed (SIGKILL) once its stderr shows `pattern` and, with
 // `restart`, started again with the same command. Then gopa audit. Files: party<i>.json/.err,
@@ -490,7 +498,9 @@ void run_with_killed(const TempDir& d, int n, int victim, const std::string& pat
        << "kill -KILL $KILLED\n"
        << "{ wait $KILLED; } 2> /dev/null; echo $? > killed.rc\n";
     if (restart) {
-      sh << "i=" << victim << "; " << party << " > party" << victim << ".json 2> party" << victim << ".err\n"
+      // Started again with the session named by the 16 hex digits gopa coordinate printed.
+      sh << "SID=$(sed -n 's/.*setup posted: session //p' coordinator.err | head -n 1)\n"
+         << "i=" << victim << "; " << party << " --session \"$SID\" > party" << victim << ".json 2> party" << victim << ".err\n"
          << "echo $? > party" << victim << ".rc\n";
     }
     sh << "wait $COORD; echo $? > coordinator.rc\n"
@@ -517,6 +527,9 @@ TEST_CASE("A gopa party killed mid-session (SIGKILL) and started again resumes; 
   CHECK(slurp_file(d.path / "killed.json").empty());
   CHECK(slurp_file(d.path / "party1.rc") == "0\n");
   CHECK(slurp_file(d.path / "party1.err").find("resuming: ") != std::string::npos);
+  // It was started again with --session and the 16-digit prefix the coordinator printed.
+  const auto restarted = nlohmann::json::parse(std::ifstream(d.path / "party1.json"));
+  CHECK(restarted.at("session_id").get<std::string>().rfind(jc_prefix(d), 0) == 0);
   CHECK(slurp_file(d.path / "coordinator.rc") == "0\n");
   const auto jc = nlohmann::json::parse(std::ifstream(d.path / "coordinator.json"));
   CHECK(jc.at("counted") == 4);
@@ -661,6 +674,15 @@ TEST_CASE("Across processes over HTTP: a gopa party --cheat KIND is excluded for
                       " 2> err.txt", d.path);
   CHECK(r.code == 3);
   CHECK(slurp_file(d.path / "err.txt").find("--cheat") != std::string::npos);
+  // --session: the whole id or a prefix of at least 8 hex digits; anything else before connecting.
+  for (const char* bad : {"abc", "0123456789abcdefg", "not-hex-at-all"}) {
+    INFO(bad);
+    const auto s = gopa(std::string("party --board http://127.0.0.1:9 --board-key 00 --id 0 --keys k.json --input 1 --session ") +
+                            bad + " 2> err.txt",
+                        d.path);
+    CHECK(s.code == 3);
+    CHECK(slurp_file(d.path / "err.txt").find("a prefix of at least 8 of its 64 hex digits") != std::string::npos);
+  }
 }
 
 TEST_CASE("Across processes over HTTP: hidden noise, every committee member in its own gopa party process; the audit passes",
