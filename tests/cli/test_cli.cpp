@@ -1436,8 +1436,8 @@ TEST_CASE("The same option has the same name in every subcommand; older names st
             .at("sensitivity") == 2.0);
   CHECK(code("simulate --parties 30 --epsilon-range 1 --input-max 1 --sensitivity 1") == 3);
   // --neighbors, and --k its older name, in plan and simulate.
-  CHECK(json_of("plan --parties 30 --trials 10 --neighbors 10 --json").at("k") == 10);
-  CHECK(json_of("plan --parties 30 --trials 10 --k 10 --json").at("k") == 10);
+  CHECK(json_of("plan --parties 30 --trials 10 --neighbors 12 --json").at("k") == 12);  // k >= 11 keeps the graph within δ/10
+  CHECK(json_of("plan --parties 30 --trials 10 --k 12 --json").at("k") == 12);
   CHECK(json_of("simulate --parties 30 --k 3 --sigma-ratio 10 --epsilon-range 1 --repetitions 5 --json").at("k") == 3);
   // --board-key, and --key its older name, in board check.
   const std::string vkey = gopa("board key --db b.db", d.path).out;
