@@ -320,15 +320,12 @@ int run_party_cmd(const PartyArgs& a) {
     // Waits (up to --wait-ms) for a session with that prefix, as for a whole id.
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
-      auto listing = gp::list_sessions(*board);
-      if (!listing) {
-        std::fprintf(stderr, "gopa party: %s\n", listing.error().message.c_str());
+      auto found = sessions_with_prefix(*board, session_prefix);
+      if (!found) {
+        std::fprintf(stderr, "gopa party: %s\n", found.error().message.c_str());
         return kExitIo;
       }
-      std::vector<Bytes32> matches;
-      for (const auto& id : listing.value()) {
-        if (to_hex(id).rfind(session_prefix, 0) == 0) matches.push_back(id);
-      }
+      const std::vector<Bytes32>& matches = found.value();
       if (matches.size() > 1) throw UsageError("--session " + a.session + ": more than one session on the board starts so");
       if (matches.size() == 1) {
         o.session = matches.front();

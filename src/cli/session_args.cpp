@@ -358,17 +358,22 @@ std::string resolve_vkey(const std::string& value, const std::string& option) {
   return vkey;
 }
 
-bulletin::Result<Bytes32> session_by_prefix(bulletin::Board& board, const std::string& prefix, const std::string& option) {
+bulletin::Result<std::vector<Bytes32>> sessions_with_prefix(bulletin::Board& board, const std::string& prefix) {
   auto listing = gp::list_sessions(board);
   if (!listing) return listing.error();
-  std::optional<Bytes32> chosen;
+  std::vector<Bytes32> out;
   for (const auto& id : listing.value()) {
-    if (to_hex(id).rfind(prefix, 0) != 0) continue;
-    if (chosen) throw UsageError(option + " " + prefix + ": more than one session on the board starts so");
-    chosen = id;
+    if (to_hex(id).rfind(prefix, 0) == 0) out.push_back(id);
   }
-  if (!chosen) throw UsageError(option + " " + prefix + ": no session on the board has that id");
-  return *chosen;
+  return out;
+}
+
+bulletin::Result<Bytes32> session_by_prefix(bulletin::Board& board, const std::string& prefix, const std::string& option) {
+  auto matches = sessions_with_prefix(board, prefix);
+  if (!matches) return matches.error();
+  if (matches.value().size() > 1) throw UsageError(option + " " + prefix + ": more than one session on the board starts so");
+  if (matches.value().empty()) throw UsageError(option + " " + prefix + ": no session on the board has that id");
+  return matches.value().front();
 }
 
 void check_board_path(const std::string& board) {

@@ -103,6 +103,10 @@ struct PlannedSession {
 // database; otherwise a UsageError (the same refusal in `gopa audit` and `gopa board check`).
 void check_board_path(const std::string& board);
 
+// The sessions on `board` whose id (lower-case hex) starts with `prefix`; the board's error when
+// it cannot be read.
+[[nodiscard]] bulletin::Result<std::vector<Bytes32>> sessions_with_prefix(bulletin::Board& board, const std::string& prefix);
+
 // The session on `board` whose id (hex) starts with `prefix`: UsageError naming `option` when no
 // session or more than one does; the board's error when it cannot be read.
 [[nodiscard]] bulletin::Result<Bytes32> session_by_prefix(bulletin::Board& board, const std::string& prefix,

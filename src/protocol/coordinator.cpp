@@ -60,15 +60,10 @@ bulletin::Result<RunReport> run_coordinator(const CoordinatorOptions& o, bulleti
     return make_error(Errc::invalid_argument, "the roster has " + std::to_string(o.roster.size()) +
                                                   " parties but the parameters say " + std::to_string(p.parties));
   }
-  // Everything a reader would refuse is refused here, before anything is posted.
-  {
-    std::set<Key32> sign, box;
-    for (std::size_t u = 0; u < o.roster.size(); ++u) {
-      if (!sign.insert(o.roster[u].sign_key).second || !box.insert(o.roster[u].box_key).second) {
-        return make_error(Errc::invalid_argument, "the roster repeats a key (entry " + std::to_string(u) +
-                                                      " has a key of an earlier entry); nothing was posted");
-      }
-    }
+  // What every reader would refuse (SetupMessage::assemble) is refused here, before anything is posted.
+  if (const auto u = roster_repeat(o.roster)) {
+    return make_error(Errc::invalid_argument, "the roster repeats a key (entry " + std::to_string(*u) +
+                                                  " has a key of an earlier entry); nothing was posted");
   }
   RunReport report;
   const Bytes32 sid = p.session_id();

@@ -101,6 +101,14 @@ bool read_key_count(Reader& r, std::uint32_t& count) {
 
 }  // namespace
 
+std::optional<std::size_t> roster_repeat(std::span<const RosterEntry> roster) {
+  std::set<Key32> sign, box;
+  for (std::size_t u = 0; u < roster.size(); ++u) {
+    if (!sign.insert(roster[u].sign_key).second || !box.insert(roster[u].box_key).second) return u;
+  }
+  return std::nullopt;
+}
+
 Key32 roster_digest(std::span<const RosterEntry> roster) {
   static constexpr std::string_view kDomain = "gopa/roster/v1";
   crypto_hash_sha256_state st;
@@ -212,10 +220,7 @@ std::optional<SetupMessage> SetupMessage::assemble(const SetupHead& head, std::s
     m.roster.insert(m.roster.end(), c.keys.begin(), c.keys.end());
   }
   if (m.roster.size() < n) return std::nullopt;
-  std::set<Key32> seen_sign, seen_box;
-  for (const auto& e : m.roster) {
-    if (!seen_sign.insert(e.sign_key).second || !seen_box.insert(e.box_key).second) return fail("roster repeats a key");
-  }
+  if (roster_repeat(m.roster)) return fail("roster repeats a key");
   if (roster_digest(m.roster) != head.digest) return fail("the roster does not match the digest in the setup entry");
   return m;
 }

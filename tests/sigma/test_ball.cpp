@@ -1111,14 +1111,19 @@ TEST_CASE("ball: decoding garbage with any header builds no circuit: 100 message
   // asked for, so a verifier's memory does not grow with what it is sent (each circuit at b = 64,
   // d near 1024 is megabytes).
   DeterministicRng rng(61);
-  std::vector<std::vector<std::uint8_t>> messages;
-  for (std::size_t d = 925; d <= 1024; ++d) {
-    std::vector<std::uint8_t> m;
-    wire::put_sized_header(m, ProofKind::kBall, 64, d);
-    m.resize(BallProof::encoded_size(64, d));
-    rng.fill(std::span<std::uint8_t>(m).subspan(5));
-    messages.push_back(std::move(m));
-  }
+  // Header (kind, b = 64, d) and noise, at the length the header implies, for d = 925..1024.
+  const auto garbage = [&rng](ProofKind kind, std::size_t (*encoded_size)(unsigned, std::size_t)) {
+    std::vector<std::vector<std::uint8_t>> out;
+    for (std::size_t d = 925; d <= 1024; ++d) {
+      std::vector<std::uint8_t> m;
+      wire::put_sized_header(m, kind, 64, d);
+      m.resize(encoded_size(64, d));
+      rng.fill(std::span<std::uint8_t>(m).subspan(5));
+      out.push_back(std::move(m));
+    }
+    return out;
+  };
+  std::vector<std::vector<std::uint8_t>> messages = garbage(ProofKind::kBall, &BallProof::encoded_size);
   const std::size_t before = resident_bytes();
   std::size_t decoded = 0;
   for (const auto& m : messages) decoded += BallProof::decode(m).has_value() ? 1U : 0U;
@@ -1126,14 +1131,7 @@ TEST_CASE("ball: decoding garbage with any header builds no circuit: 100 message
   INFO("decoded " << decoded << " of " << messages.size() << "; resident " << before << " -> " << after);
   CHECK(after <= before + (std::size_t{16} << 20));
   // Range proofs (kind 0x03) alike.
-  messages.clear();
-  for (std::size_t d = 925; d <= 1024; ++d) {
-    std::vector<std::uint8_t> m;
-    wire::put_sized_header(m, ProofKind::kRange, 64, d);
-    m.resize(RangeProof::encoded_size(64, d));
-    rng.fill(std::span<std::uint8_t>(m).subspan(5));
-    messages.push_back(std::move(m));
-  }
+  messages = garbage(ProofKind::kRange, &RangeProof::encoded_size);
   const std::size_t before_range = resident_bytes();
   for (const auto& m : messages) decoded += RangeProof::decode(m).has_value() ? 1U : 0U;
   CHECK(resident_bytes() <= before_range + (std::size_t{16} << 20));

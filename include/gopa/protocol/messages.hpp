@@ -62,6 +62,9 @@ inline constexpr std::uint32_t kRosterChunk = 1000;
 // SHA-256("gopa/roster/v1" ‖ u32 n ‖ sign_key_0 ‖ box_key_0 ‖ …): binds the whole roster into
 // the setup entry.
 [[nodiscard]] Key32 roster_digest(std::span<const RosterEntry> roster);
+// The first entry whose signing or box key an earlier entry already has; nullopt when every key
+// is distinct (a reader refuses a setup otherwise, and the coordinator posts none).
+[[nodiscard]] std::optional<std::size_t> roster_repeat(std::span<const RosterEntry> roster);
 
 // ---- Chunked messages (docs/protocol.md § Chunked messages).
 // A message longer than one board entry (kMaxInlinePayload bytes) travels as count ≥ 2 entries

@@ -138,17 +138,12 @@ class CircuitCache {
     entries_.emplace(key, Entry{circuit, tick_});
     return circuit;
   }
-  [[nodiscard]] std::size_t size() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return entries_.size();
-  }
-
  private:
   struct Entry {
     std::shared_ptr<const Circuit> circuit;
     std::uint64_t used = 0;
   };
-  mutable std::mutex mu_;
+  std::mutex mu_;
   std::size_t capacity_;
   std::uint64_t tick_ = 0;
   std::map<Key, Entry> entries_;
